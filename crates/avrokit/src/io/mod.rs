@@ -1,0 +1,16 @@
+//! Byte sources and sinks, varints, and decoding limits.
+//!
+//! - [`Source`]: where a [`Decoder`](crate::Decoder) reads from: a borrowed slice
+//!   ([`SliceSource`], zero-copy) or any `io::Read` through a buffer ([`ReaderSource`]).
+//! - [`Sink`]: where an [`Encoder`](crate::Encoder) writes to: a `Vec<u8>` (appended to
+//!   directly), a [`BufferedSink`] over any `io::Write`, or a [`DirectSink`] that writes through.
+//! - [`Limits`]: the bounds every decoder enforces on lengths, counts and nesting.
+
+mod limits;
+mod sink;
+mod source;
+pub(crate) mod varint;
+
+pub use limits::Limits;
+pub use sink::{BlockingSink, BufferedSink, DirectSink, Sink};
+pub use source::{Reference, ReaderSource, SliceSource, Source};

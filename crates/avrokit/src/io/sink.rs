@@ -1,0 +1,383 @@
+//! Where encoders write to.
+
+use std::io::Write;
+
+use super::varint;
+use crate::error::{Error, Result};
+
+/// A byte sink for an [`Encoder`](crate::Encoder).
+///
+/// Implemented for `Vec<u8>` (appended to directly; never fails), [`BufferedSink`] (any
+/// `io::Write`, in chunks), [`DirectSink`] (writes through, for callers who buffer themselves),
+/// [`BlockingSink`] (arrays and maps in sized blocks) and `&mut S` for any sink `S`.
+///
+/// Arrays and maps go through three hooks. The default is Java's `BinaryEncoder`: the item count
+/// is known up front and written as one block, then a `0` terminator. [`BlockingSink`] overrides
+/// them to write blocks of bounded size with a byte count, so readers can skip them.
+pub trait Sink {
+    /// Appends bytes.
+    ///
+    /// # Errors
+    /// When the underlying writer fails.
+    fn write_bytes(&mut self, bytes: &[u8]) -> Result<()>;
+
+    /// Appends one byte.
+    ///
+    /// # Errors
+    /// When the underlying writer fails.
+    #[inline]
+    fn write_byte(&mut self, byte: u8) -> Result<()> {
+        self.write_bytes(&[byte])
+    }
+
+    /// Appends a raw varint.
+    ///
+    /// # Errors
+    /// When the underlying writer fails.
+    #[inline]
+    fn write_varint(&mut self, v: u64) -> Result<()> {
+        let mut buf = [0u8; 10];
+        let n = varint::encode(v, &mut buf);
+        self.write_bytes(&buf[..n])
+    }
+
+    /// Pushes everything written so far to the underlying writer and flushes it.
+    ///
+    /// # Errors
+    /// When the underlying writer fails, or (for [`BlockingSink`]) inside an open array or map.
+    fn flush(&mut self) -> Result<()>;
+
+    /// Starts an array or map of `len` items.
+    ///
+    /// # Errors
+    /// When the underlying writer fails.
+    #[inline]
+    fn start_collection(&mut self, len: usize) -> Result<()> {
+        if len > 0 {
+            self.write_varint(varint::zigzag64(len as i64))?;
+        }
+        Ok(())
+    }
+
+    /// Called before each item of an array or map.
+    ///
+    /// # Errors
+    /// When the underlying writer fails.
+    #[inline]
+    fn start_item(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Ends an array or map.
+    ///
+    /// # Errors
+    /// When the underlying writer fails.
+    #[inline]
+    fn end_collection(&mut self) -> Result<()> {
+        self.write_byte(0)
+    }
+}
+
+impl Sink for Vec<u8> {
+    #[inline(always)]
+    fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn write_byte(&mut self, byte: u8) -> Result<()> {
+        self.push(byte);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn write_varint(&mut self, mut v: u64) -> Result<()> {
+        // Pushing byte by byte beats a stack buffer plus extend_from_slice for the 1-3 byte
+        // varints that dominate real data.
+        while v >= 0x80 {
+            self.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.push(v as u8);
+        Ok(())
+    }
+
+    #[inline]
+    fn flush(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl<S: Sink + ?Sized> Sink for &mut S {
+    #[inline(always)]
+    fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        (**self).write_bytes(bytes)
+    }
+    #[inline(always)]
+    fn write_byte(&mut self, byte: u8) -> Result<()> {
+        (**self).write_byte(byte)
+    }
+    #[inline(always)]
+    fn write_varint(&mut self, v: u64) -> Result<()> {
+        (**self).write_varint(v)
+    }
+    #[inline]
+    fn flush(&mut self) -> Result<()> {
+        (**self).flush()
+    }
+    #[inline(always)]
+    fn start_collection(&mut self, len: usize) -> Result<()> {
+        (**self).start_collection(len)
+    }
+    #[inline(always)]
+    fn start_item(&mut self) -> Result<()> {
+        (**self).start_item()
+    }
+    #[inline(always)]
+    fn end_collection(&mut self) -> Result<()> {
+        (**self).end_collection()
+    }
+}
+
+/// Buffers writes in memory and hands the `io::Write` full buffers only (64 KiB by default).
+///
+/// Call [`Sink::flush`] (or [`Encoder::flush`](crate::Encoder::flush)) at the end: dropping the
+/// sink does not write what is buffered, so that a failure is never silent.
+pub struct BufferedSink<W: Write> {
+    buf: Vec<u8>,
+    capacity: usize,
+    inner: W,
+}
+
+impl<W: Write> BufferedSink<W> {
+    /// Default buffer size: 64 KiB.
+    pub const DEFAULT_CAPACITY: usize = 64 * 1024;
+
+    /// A sink with a 64 KiB buffer.
+    pub fn new(inner: W) -> BufferedSink<W> {
+        BufferedSink::with_capacity(Self::DEFAULT_CAPACITY, inner)
+    }
+
+    /// A sink with a buffer of `capacity` bytes (at least 16).
+    pub fn with_capacity(capacity: usize, inner: W) -> BufferedSink<W> {
+        let capacity = capacity.max(16);
+        BufferedSink {
+            buf: Vec::with_capacity(capacity),
+            capacity,
+            inner,
+        }
+    }
+
+    /// The inner writer (buffered bytes not yet written stay in the buffer).
+    pub fn get_ref(&self) -> &W {
+        &self.inner
+    }
+
+    /// Flushes and returns the inner writer.
+    ///
+    /// # Errors
+    /// When writing the buffered bytes fails.
+    pub fn into_inner(mut self) -> Result<W> {
+        self.drain()?;
+        Ok(self.inner)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn drain(&mut self) -> Result<()> {
+        let r = self.inner.write_all(&self.buf);
+        self.buf.clear();
+        r.map_err(Error::io)
+    }
+}
+
+impl<W: Write> Sink for BufferedSink<W> {
+    #[inline]
+    fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.buf.len() + bytes.len() > self.capacity {
+            self.drain()?;
+            if bytes.len() >= self.capacity {
+                return self.inner.write_all(bytes).map_err(Error::io);
+            }
+        }
+        self.buf.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    #[inline]
+    fn write_byte(&mut self, byte: u8) -> Result<()> {
+        if self.buf.len() >= self.capacity {
+            self.drain()?;
+        }
+        self.buf.push(byte);
+        Ok(())
+    }
+
+    #[inline]
+    fn write_varint(&mut self, v: u64) -> Result<()> {
+        if self.buf.len() + 10 > self.capacity {
+            self.drain()?;
+        }
+        self.buf.write_varint(v)
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.drain()?;
+        self.inner.flush().map_err(Error::io)
+    }
+}
+
+/// Writes every call straight through to the `io::Write`: for callers who buffer themselves.
+pub struct DirectSink<W: Write> {
+    inner: W,
+}
+
+impl<W: Write> DirectSink<W> {
+    /// A sink writing through to `inner`.
+    pub fn new(inner: W) -> DirectSink<W> {
+        DirectSink { inner }
+    }
+
+    /// The inner writer.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+}
+
+impl<W: Write> Sink for DirectSink<W> {
+    #[inline]
+    fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        self.inner.write_all(bytes).map_err(Error::io)
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.inner.flush().map_err(Error::io)
+    }
+}
+
+/// Writes arrays and maps as blocks of about `block_size` bytes, each with a negative item count
+/// followed by its byte size, as the specification allows: readers can skip a whole block without
+/// decoding it, and the writer need not know the item count up front.
+///
+/// Everything inside an open array or map is staged in memory; the inner sink receives a
+/// collection once it is complete.
+///
+/// # Examples
+/// ```
+/// use avrokit::{Encoder, io::BlockingSink};
+/// let mut out = Vec::new();
+/// let mut enc = Encoder::new(BlockingSink::new(&mut out, 1024));
+/// enc.write_array_start(2)?;
+/// enc.start_item()?;
+/// enc.write_int(1)?;
+/// enc.start_item()?;
+/// enc.write_int(2)?;
+/// enc.write_array_end()?;
+/// enc.flush()?;
+/// drop(enc);
+/// // count -2 (zigzag 3), byte size 2, items 1 and 2, end of array
+/// assert_eq!(out, [0x03, 0x04, 0x02, 0x04, 0x00]);
+/// # Ok::<(), avrokit::Error>(())
+/// ```
+pub struct BlockingSink<S: Sink> {
+    inner: S,
+    staged: Vec<u8>,
+    frames: Vec<Frame>,
+    block_size: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    /// Where the current block's items start in `staged`.
+    block_start: usize,
+    /// Items in the current block.
+    count: u64,
+}
+
+impl<S: Sink> BlockingSink<S> {
+    /// A blocking sink over `inner`, closing a block once it holds `block_size` bytes or more.
+    pub fn new(inner: S, block_size: usize) -> BlockingSink<S> {
+        BlockingSink {
+            inner,
+            staged: Vec::new(),
+            frames: Vec::new(),
+            block_size: block_size.max(1),
+        }
+    }
+
+    /// The inner sink.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+
+    /// Writes the header of the current block of the innermost frame in front of its items.
+    fn close_block(&mut self) {
+        let frame = self.frames.last_mut().expect("an open collection");
+        if frame.count == 0 {
+            return;
+        }
+        let size = (self.staged.len() - frame.block_start) as i64;
+        let mut header = Vec::with_capacity(20);
+        header.write_varint(varint::zigzag64(-(frame.count as i64))).ok();
+        header.write_varint(varint::zigzag64(size)).ok();
+        self.staged
+            .splice(frame.block_start..frame.block_start, header);
+        frame.block_start = self.staged.len();
+        frame.count = 0;
+    }
+}
+
+impl<S: Sink> Sink for BlockingSink<S> {
+    #[inline]
+    fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+        if self.frames.is_empty() {
+            self.inner.write_bytes(bytes)
+        } else {
+            self.staged.extend_from_slice(bytes);
+            Ok(())
+        }
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if !self.frames.is_empty() {
+            return Err(Error::data("cannot flush inside an open array or map"));
+        }
+        self.inner.flush()
+    }
+
+    fn start_collection(&mut self, _len: usize) -> Result<()> {
+        self.frames.push(Frame {
+            block_start: self.staged.len(),
+            count: 0,
+        });
+        Ok(())
+    }
+
+    fn start_item(&mut self) -> Result<()> {
+        let Some(frame) = self.frames.last_mut() else {
+            return Err(Error::data("start_item outside an array or map"));
+        };
+        if frame.count > 0 && self.staged.len() - frame.block_start >= self.block_size {
+            self.close_block();
+        }
+        let frame = self.frames.last_mut().expect("checked above");
+        frame.count += 1;
+        Ok(())
+    }
+
+    fn end_collection(&mut self) -> Result<()> {
+        if self.frames.is_empty() {
+            return Err(Error::data("end of an array or map that was not started"));
+        }
+        self.close_block();
+        self.frames.pop();
+        self.staged.push(0);
+        if self.frames.is_empty() {
+            let r = self.inner.write_bytes(&self.staged);
+            self.staged.clear();
+            r?;
+        }
+        Ok(())
+    }
+}

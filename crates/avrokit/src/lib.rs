@@ -1,0 +1,63 @@
+//! # avrokit: Apache Avro for Rust
+//!
+//! Data flows through the crate in this order:
+//!
+//! ```text
+//!  schema JSON --parse--> Schema (arena of nodes, NodeId references)
+//!  Source (slice | io::Read) --> Decoder --> Value
+//!  Value --> Encoder --> Sink (Vec<u8> | buffered io::Write | direct io::Write)
+//! ```
+//!
+//! - [`schema`]: parse, write back, canonical form, fingerprints.
+//! - [`Encoder`] / [`Decoder`]: the binary encoding, one call per value, like Java's
+//!   `BinaryEncoder`/`BinaryDecoder`. Every front end is built on them.
+//! - [`Value`]: generic values, encoded and decoded with a schema.
+//!
+//! # Example
+//! ```
+//! use avrokit::{Schema, Value};
+//! let schema = Schema::parse_str(r#"{"type":"record","name":"P","fields":[
+//!     {"name":"x","type":"long"},{"name":"tag","type":["null","string"]}]}"#)?;
+//! let value = Value::Record(vec![
+//!     Value::Long(-3),
+//!     Value::Union(1, Box::new(Value::String("hi".into()))),
+//! ]);
+//! let bytes = avrokit::to_datum_vec(&value, &schema)?;
+//! assert_eq!(bytes, [0x05, 0x02, 0x04, b'h', b'i']);
+//! assert_eq!(avrokit::from_datum_slice(&bytes, &schema)?, value);
+//! # Ok::<(), avrokit::Error>(())
+//! ```
+//!
+//! # Safety and limits
+//! Decoding never trusts a length or count read from the data: it is checked against the bytes
+//! left and against [`Limits`] before anything is allocated, and nesting depth is bounded.
+//! Bad input gives an [`Error`] with its byte offset, never a panic.
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+pub mod decode;
+pub mod encode;
+mod error;
+pub mod io;
+pub mod schema;
+pub mod value;
+
+#[doc(inline)]
+pub use crate::decode::Decoder;
+#[doc(inline)]
+pub use crate::encode::Encoder;
+#[doc(inline)]
+pub use crate::error::{Error, ErrorKind, Result};
+#[doc(inline)]
+pub use crate::io::Limits;
+#[doc(inline)]
+pub use crate::resolution::{check_compatibility, ResolvedPlan, ResolvingDecoder};
+#[doc(inline)]
+pub use crate::schema::Schema;
+#[doc(inline)]
+pub use crate::value::{from_datum_slice, to_datum_vec, Value};
+
+/// The README's Rust examples, run as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

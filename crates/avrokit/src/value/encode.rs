@@ -1,0 +1,248 @@
+//! Encoding a [`Value`] by walking the schema arena, checking that it matches.
+
+use super::logical::format_uuid;
+use super::Value;
+use crate::encode::Encoder;
+use crate::error::{Error, Result};
+use crate::io::Sink;
+use crate::schema::{LogicalType, Node, NodeId, NodeKind, Schema};
+
+/// Writes `value` as a datum of `schema`.
+///
+/// A value must match its schema; the few conveniences allowed are an `int` where a `long`,
+/// `float` or `double` is expected, a `long` or `float` where a `double` or `float` is (the
+/// specification's promotions), a logical type's underlying value (`Value::Int` for a `date`),
+/// and a bare value where a union is expected (the first branch of its kind is chosen).
+///
+/// # Errors
+/// When the value does not match, with the path of the mismatch (`Order.items[3].price`), or
+/// when the sink fails.
+pub fn write_value<S: Sink>(enc: &mut Encoder<S>, value: &Value, schema: &Schema) -> Result<()> {
+    let root = schema.root_id();
+    write_node(enc, value, schema, root, 0).map_err(|e| match schema.node(root).name() {
+        Some(n) => e.in_field(n.name().to_owned()),
+        None => e,
+    })
+}
+
+/// How deep values may nest when writing: a cyclic or absurdly deep value is an error.
+const MAX_WRITE_DEPTH: usize = 1024;
+
+pub(crate) fn write_node<S: Sink>(
+    enc: &mut Encoder<S>,
+    value: &Value,
+    schema: &Schema,
+    id: NodeId,
+    depth: usize,
+) -> Result<()> {
+    let node = schema.node(id);
+    match (&node.kind, value) {
+        (NodeKind::Null, Value::Null) => Ok(()),
+        (NodeKind::Boolean, Value::Boolean(b)) => enc.write_boolean(*b),
+        (NodeKind::Int, Value::Int(v) | Value::Date(v) | Value::TimeMillis(v)) => {
+            enc.write_int(*v)
+        }
+        (NodeKind::Long, Value::Int(v)) => enc.write_long(i64::from(*v)),
+        (
+            NodeKind::Long,
+            Value::Long(v)
+            | Value::TimeMicros(v)
+            | Value::TimestampMillis(v)
+            | Value::TimestampMicros(v)
+            | Value::TimestampNanos(v)
+            | Value::LocalTimestampMillis(v)
+            | Value::LocalTimestampMicros(v)
+            | Value::LocalTimestampNanos(v),
+        ) => enc.write_long(*v),
+        (NodeKind::Float, Value::Float(v)) => enc.write_float(*v),
+        (NodeKind::Float, Value::Int(v)) => enc.write_float(*v as f32),
+        (NodeKind::Float, Value::Long(v)) => enc.write_float(*v as f32),
+        (NodeKind::Double, Value::Double(v)) => enc.write_double(*v),
+        (NodeKind::Double, Value::Float(v)) => enc.write_double(f64::from(*v)),
+        (NodeKind::Double, Value::Int(v)) => enc.write_double(f64::from(*v)),
+        (NodeKind::Double, Value::Long(v)) => enc.write_double(*v as f64),
+        (NodeKind::Bytes, Value::Bytes(b)) => enc.write_bytes(b),
+        (NodeKind::Bytes, Value::Decimal(d)) => {
+            check_scale(node, d.scale())?;
+            enc.write_bytes(d.unscaled())
+        }
+        (NodeKind::Bytes, Value::BigDecimal(d)) => {
+            let mut payload = Vec::with_capacity(d.unscaled().len() + 6);
+            let mut inner = Encoder::new(&mut payload);
+            inner.write_bytes(d.unscaled())?;
+            inner.write_int(d.scale() as i32)?;
+            enc.write_bytes(&payload)
+        }
+        (NodeKind::String, Value::String(s)) => enc.write_string(s),
+        (NodeKind::String, Value::Uuid(u)) => enc.write_string(&format_uuid(u)),
+        (NodeKind::Fixed(f), Value::Fixed(b)) => {
+            if b.len() != f.size {
+                return Err(Error::data(format!(
+                    "fixed {} needs {} bytes, the value has {}",
+                    f.name,
+                    f.size,
+                    b.len()
+                )));
+            }
+            enc.write_fixed(b)
+        }
+        (NodeKind::Fixed(f), Value::Decimal(d)) => {
+            check_scale(node, d.scale())?;
+            let b = d.to_fixed(f.size).ok_or_else(|| {
+                Error::data(format!("decimal {d} does not fit in fixed {} of {} bytes", f.name, f.size))
+            })?;
+            enc.write_fixed(&b)
+        }
+        (NodeKind::Fixed(f), Value::Uuid(u)) if f.size == 16 => enc.write_fixed(u),
+        (NodeKind::Fixed(f), Value::Duration(d)) if f.size == 12 => enc.write_fixed(&d.to_bytes()),
+        (NodeKind::Enum(e), Value::Enum(i)) => {
+            if *i as usize >= e.symbols.len() {
+                return Err(Error::data(format!(
+                    "enum index {i} out of range for {} ({} symbols)",
+                    e.name,
+                    e.symbols.len()
+                )));
+            }
+            enc.write_enum(*i)
+        }
+        (NodeKind::Enum(e), Value::String(s)) => match e.symbol_index(s) {
+            Some(i) => enc.write_enum(i),
+            None => Err(Error::data(format!("{s:?} is not a symbol of enum {}", e.name))),
+        },
+        (NodeKind::Record(r), Value::Record(fields)) => {
+            if fields.len() != r.fields.len() {
+                return Err(Error::data(format!(
+                    "record {} has {} fields, the value has {}",
+                    r.name,
+                    r.fields.len(),
+                    fields.len()
+                )));
+            }
+            let depth = enter(depth)?;
+            for (f, v) in r.fields.iter().zip(fields) {
+                write_node(enc, v, schema, f.schema, depth).map_err(|e| e.in_field(f.name.clone()))?;
+            }
+            Ok(())
+        }
+        (NodeKind::Union(u), Value::Union(i, v)) => {
+            let Some(&branch) = u.variants.get(*i as usize) else {
+                return Err(Error::data(format!(
+                    "union index {i} out of range for a union of {} branches",
+                    u.variants.len()
+                )));
+            };
+            enc.write_union_index(*i)?;
+            write_node(enc, v, schema, branch, enter(depth)?)
+        }
+        (NodeKind::Union(u), v) => {
+            let Some(i) = u.variants.iter().position(|&b| accepts(schema.node(b), v)) else {
+                return Err(Error::data(format!(
+                    "no branch of the union accepts a {} value",
+                    v.kind_name()
+                )));
+            };
+            enc.write_union_index(i as u32)?;
+            write_node(enc, v, schema, u.variants[i], enter(depth)?)
+        }
+        (NodeKind::Array(a), Value::Array(items)) => {
+            let depth = enter(depth)?;
+            enc.write_array_start(items.len())?;
+            for (i, item) in items.iter().enumerate() {
+                enc.start_item()?;
+                write_node(enc, item, schema, a.items, depth).map_err(|e| e.in_index(i as u64))?;
+            }
+            enc.write_array_end()
+        }
+        (NodeKind::Map(m), Value::Map(entries)) => {
+            let depth = enter(depth)?;
+            enc.write_map_start(entries.len())?;
+            for (k, v) in entries {
+                enc.start_item()?;
+                enc.write_string(k)?;
+                write_node(enc, v, schema, m.values, depth).map_err(|e| e.in_key(k))?;
+            }
+            enc.write_map_end()
+        }
+        (kind, v) => Err(mismatch(kind, node, v)),
+    }
+}
+
+#[inline]
+fn enter(depth: usize) -> Result<usize> {
+    if depth >= MAX_WRITE_DEPTH {
+        return Err(Error::new(
+            crate::ErrorKind::Limit,
+            format!("value nested deeper than {MAX_WRITE_DEPTH} levels"),
+        ));
+    }
+    Ok(depth + 1)
+}
+
+fn check_scale(node: &Node, scale: u32) -> Result<()> {
+    match node.logical {
+        Some(LogicalType::Decimal { scale: s, .. }) if s != scale => Err(Error::data(format!(
+            "decimal value has scale {scale}, the schema has scale {s}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Whether a bare value (not `Value::Union`) belongs to a union branch of this type: the
+/// value's kind must be the branch's kind, without promotions, so the choice is unambiguous.
+pub(crate) fn accepts(node: &Node, v: &Value) -> bool {
+    match (&node.kind, v) {
+        (NodeKind::Null, Value::Null)
+        | (NodeKind::Boolean, Value::Boolean(_))
+        | (NodeKind::Int, Value::Int(_))
+        | (NodeKind::Long, Value::Long(_))
+        | (NodeKind::Float, Value::Float(_))
+        | (NodeKind::Double, Value::Double(_))
+        | (NodeKind::Bytes, Value::Bytes(_))
+        | (NodeKind::String, Value::String(_))
+        | (NodeKind::Array(_), Value::Array(_))
+        | (NodeKind::Map(_), Value::Map(_))
+        | (NodeKind::Enum(_), Value::Enum(_)) => true,
+        (NodeKind::Fixed(f), Value::Fixed(b)) => f.size == b.len(),
+        (NodeKind::Record(r), Value::Record(fields)) => r.fields.len() == fields.len(),
+        (NodeKind::Int, Value::Date(_)) => node.logical == Some(LogicalType::Date),
+        (NodeKind::Int, Value::TimeMillis(_)) => node.logical == Some(LogicalType::TimeMillis),
+        (NodeKind::Long, v) => match v {
+            Value::TimeMicros(_) => node.logical == Some(LogicalType::TimeMicros),
+            Value::TimestampMillis(_) => node.logical == Some(LogicalType::TimestampMillis),
+            Value::TimestampMicros(_) => node.logical == Some(LogicalType::TimestampMicros),
+            Value::TimestampNanos(_) => node.logical == Some(LogicalType::TimestampNanos),
+            Value::LocalTimestampMillis(_) => {
+                node.logical == Some(LogicalType::LocalTimestampMillis)
+            }
+            Value::LocalTimestampMicros(_) => {
+                node.logical == Some(LogicalType::LocalTimestampMicros)
+            }
+            Value::LocalTimestampNanos(_) => {
+                node.logical == Some(LogicalType::LocalTimestampNanos)
+            }
+            _ => false,
+        },
+        (NodeKind::Bytes | NodeKind::Fixed(_), Value::Decimal(_)) => {
+            matches!(node.logical, Some(LogicalType::Decimal { .. }))
+        }
+        (NodeKind::Bytes, Value::BigDecimal(_)) => node.logical == Some(LogicalType::BigDecimal),
+        (NodeKind::String | NodeKind::Fixed(_), Value::Uuid(_)) => {
+            node.logical == Some(LogicalType::Uuid)
+        }
+        (NodeKind::Fixed(_), Value::Duration(_)) => node.logical == Some(LogicalType::Duration),
+        _ => false,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn mismatch(kind: &NodeKind, node: &Node, v: &Value) -> Error {
+    let expected = match node.name() {
+        Some(n) => format!("{} {}", kind.type_name(), n),
+        None => match node.logical {
+            Some(l) => format!("{} ({})", kind.type_name(), l.name()),
+            None => kind.type_name().to_owned(),
+        },
+    };
+    Error::data(format!("expected {expected}, found a {} value", v.kind_name()))
+}
