@@ -7,24 +7,33 @@ use crate::schema::{NodeId, NodeKind, Schema};
 
 /// The encoded size of `id` when every value of it has the same size (null, boolean, float,
 /// double, fixed, and records of those), so a run of them can be skipped in one jump.
+///
+/// A record that contains itself without a union in between has no finite value at all, so the
+/// walk stops at the first record met again (`None`). Nesting is otherwise bounded by the schema
+/// parser's depth limit.
 pub(crate) fn fixed_size(schema: &Schema, id: NodeId) -> Option<u64> {
-    fn go(schema: &Schema, id: NodeId, depth: u32) -> Option<u64> {
-        if depth > 32 {
-            return None;
-        }
+    fn go(schema: &Schema, id: NodeId, open: &mut Vec<NodeId>) -> Option<u64> {
         match &schema.node(id).kind {
             NodeKind::Null => Some(0),
             NodeKind::Boolean => Some(1),
             NodeKind::Float => Some(4),
             NodeKind::Double => Some(8),
             NodeKind::Fixed(f) => Some(f.size as u64),
-            NodeKind::Record(r) => r.fields.iter().try_fold(0u64, |acc, f| {
-                acc.checked_add(go(schema, f.schema, depth + 1)?)
-            }),
+            NodeKind::Record(r) => {
+                if open.contains(&id) {
+                    return None;
+                }
+                open.push(id);
+                let size = r.fields.iter().try_fold(0u64, |acc, f| {
+                    acc.checked_add(go(schema, f.schema, open)?)
+                });
+                open.pop();
+                size
+            }
             _ => None,
         }
     }
-    go(schema, id, 0)
+    go(schema, id, &mut Vec::new())
 }
 
 impl<'de, S: Source<'de>> Decoder<'de, S> {

@@ -70,7 +70,9 @@ pub(crate) fn write_node<S: Sink>(
             let mut payload = Vec::with_capacity(d.unscaled().len() + 6);
             let mut inner = Encoder::new(&mut payload);
             inner.write_bytes(d.unscaled())?;
-            inner.write_int(d.scale() as i32)?;
+            let scale = i32::try_from(d.scale())
+                .map_err(|_| Error::data("big-decimal scale does not fit in an int"))?;
+            inner.write_int(scale)?;
             enc.write_bytes(&payload)
         }
         (NodeKind::String, Value::String(s)) => enc.write_string(s),
