@@ -12,6 +12,8 @@
 //! - [`Encoder`] / [`Decoder`]: the binary encoding, one call per value, like Java's
 //!   `BinaryEncoder`/`BinaryDecoder`. Every front end is built on them.
 //! - [`Value`]: generic values, encoded and decoded with a schema.
+//! - [`container`]: object container files ([`container::Reader`], [`container::Writer`]):
+//!   codecs, appending, block copying, split reading.
 //!
 //! # Example
 //! ```
@@ -32,13 +34,26 @@
 //! Decoding never trusts a length or count read from the data: it is checked against the bytes
 //! left and against [`Limits`] before anything is allocated, and nesting depth is bounded.
 //! Bad input gives an [`Error`] with its byte offset, never a panic.
+//!
+//! # Cargo features
+//! All on by default; each enables one container file codec (`null` is always there). A file
+//! whose codec is disabled fails to open with a clear error.
+//! - `deflate`: flate2 over zlib-rs (a pure-Rust port of zlib).
+//! - `snappy`: snap (pure Rust), with crc32fast for the block checksums.
+//! - `zstandard`: the zstd C library, compiled from source (needs a C compiler).
+//! - `bzip2`: libbz2-rs-sys (pure Rust).
+//! - `xz`: liblzma, compiled from source and linked statically (needs a C compiler).
+//!
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+pub mod container;
 pub mod decode;
 pub mod encode;
 mod error;
 pub mod io;
+pub mod json;
+pub mod resolution;
 pub mod schema;
 pub mod value;
 

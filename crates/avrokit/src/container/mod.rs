@@ -1,0 +1,78 @@
+//! Avro object container files: a header (magic, metadata with the schema and codec, a sync
+//! marker) followed by blocks of records, each compressed by the codec and ended by the marker.
+//!
+//! - [`Writer`] / [`WriterBuilder`]: encode records into blocks, compress them, write them;
+//!   append to an existing file; copy raw blocks between files (`concat`).
+//! - [`Reader`] / [`ReaderBuilder`]: read the header, iterate records as [`Value`]s (or through
+//!   any decoder with [`Reader::next_with`]), iterate raw blocks, read one byte range of a file
+//!   (Hadoop/Spark splits).
+//! - [`Codec`]: `null`, `deflate`, `snappy`, `zstandard`, `bzip2`, `xz`, each but `null` behind
+//!   the cargo feature of the same name.
+//! - [`framing`]: the sans-IO header and block parsers that the reader is built on, for
+//!   callers with their own I/O (async streams, network buffers).
+//!
+//! # Examples
+//! ```
+//! use avrokit::container::{Codec, Reader, WriterBuilder};
+//! use avrokit::{Schema, Value};
+//!
+//! let schema = Schema::parse_str(r#"{"type":"record","name":"Event","fields":[
+//!     {"name":"id","type":"long"},{"name":"tag","type":["null","string"]}]}"#)?;
+//! let mut writer = WriterBuilder::new(&schema)
+//!     .with_codec(Codec::Snappy)
+//!     .with_metadata("origin", "doc example")
+//!     .build(Vec::new())?;
+//! for id in 0..100 {
+//!     writer.append(&Value::Record(vec![
+//!         Value::Long(id),
+//!         Value::Union(1, Box::new(Value::String(format!("e{id}")))),
+//!     ]))?;
+//! }
+//! let file = writer.into_inner()?;
+//!
+//! let reader = Reader::from_slice(&file)?;
+//! assert_eq!(reader.metadata_value("origin"), Some(&b"doc example"[..]));
+//! let mut n = 0;
+//! for record in reader {
+//!     let record = record?;
+//!     assert_eq!(record.field(&schema, "id"), Some(&Value::Long(n)));
+//!     n += 1;
+//! }
+//! assert_eq!(n, 100);
+//! # Ok::<(), avrokit::Error>(())
+//! ```
+//!
+//! # Error handling
+//! A corrupt file gives an [`Error`](crate::Error) naming the block and its byte offset, never a
+//! panic: bad magic, truncated header or block ([`ErrorKind::Eof`](crate::ErrorKind::Eof)), a
+//! sync marker that does not match, negative counts or sizes, unknown codecs
+//! ([`ErrorKind::Container`](crate::ErrorKind::Container)), corrupt compressed data or a snappy
+//! checksum mismatch ([`ErrorKind::Codec`](crate::ErrorKind::Codec)), and blocks whose records
+//! do not use exactly the block's bytes ([`ErrorKind::Data`](crate::ErrorKind::Data)).
+//!
+//! # Limits
+//! The reader's [`Limits::max_alloc`](crate::Limits::max_alloc) bounds every header entry, every
+//! block's stored size (checked before anything is allocated for it) and every block's
+//! decompressed size (decompression stops there: a decompression bomb is an
+//! [`ErrorKind::Limit`](crate::ErrorKind::Limit) error). A block's object count is checked
+//! against its bytes (every record takes at least the schema's minimum encoded size); records
+//! that encode to no bytes at all are capped at `max_alloc` per block.
+//!
+//! # Performance
+//! Records are decoded from the block in place: over a slice with the `null` codec, straight
+//! from the input; otherwise from one decompression buffer reused for every block. The writer
+//! encodes into one reused block buffer and hands the sink one whole block per `write_all`.
+
+pub mod framing;
+
+mod codec;
+mod reader;
+mod writer;
+
+pub use codec::Codec;
+pub use framing::{BlockHeader, Header};
+pub use reader::{DatumReader, RawBlock, Reader, ReaderBuilder};
+pub use writer::{Writer, WriterBuilder};
+
+#[cfg(doc)]
+use crate::Value;

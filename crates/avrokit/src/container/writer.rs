@@ -1,0 +1,749 @@
+//! Writing object container files.
+
+use std::collections::hash_map::RandomState;
+use std::fmt;
+use std::hash::{BuildHasher, Hasher};
+use std::io::{Read, Seek, SeekFrom, Write};
+
+use super::codec::{Codec, Compressor};
+use super::framing::{HeaderDecoder, MAGIC, SYNC_SIZE};
+use super::reader::{codec_of, schema_of, RawBlock, Reader};
+use crate::encode::Encoder;
+use crate::error::{Error, ErrorKind, Result};
+use crate::io::varint::{encode as encode_varint, zigzag64};
+use crate::io::Limits;
+use crate::schema::Schema;
+use crate::value::{write_value, Value};
+
+/// Room kept in front of a block's payload for its count and size (two varints of at most ten
+/// bytes), so the whole block goes to the sink in one `write_all` without another copy.
+const PREFIX: usize = 20;
+
+/// Options for a [`Writer`]: codec, block size, metadata, sync marker.
+///
+/// # Examples
+/// ```
+/// use avrokit::container::{Codec, Reader, WriterBuilder};
+/// use avrokit::{Schema, Value};
+/// let schema = Schema::parse_str(r#""string""#)?;
+/// let mut w = WriterBuilder::new(&schema)
+///     .with_codec(Codec::Deflate { level: 9 })
+///     .with_block_size(16 * 1024)
+///     .with_metadata("created.by", "example")
+///     .with_sync_marker([7; 16])
+///     .build(Vec::new())?;
+/// w.append(&Value::String("x".into()))?;
+/// let file = w.into_inner()?;
+/// let r = Reader::from_slice(&file)?;
+/// assert_eq!(r.metadata_value("created.by"), Some(&b"example"[..]));
+/// assert_eq!(r.sync_marker(), [7; 16]);
+/// # Ok::<(), avrokit::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct WriterBuilder {
+    schema: Schema,
+    codec: Option<Codec>,
+    block_size: usize,
+    block_records: u64,
+    metadata: Vec<(String, Vec<u8>)>,
+    sync: Option<[u8; SYNC_SIZE]>,
+}
+
+impl WriterBuilder {
+    /// Default block size: 64 KiB of encoded records.
+    pub const DEFAULT_BLOCK_SIZE: usize = 64 * 1024;
+
+    /// A builder for files of `schema`: `null` codec, 64 KiB blocks, a random sync marker.
+    pub fn new(schema: &Schema) -> WriterBuilder {
+        WriterBuilder {
+            schema: schema.clone(),
+            codec: None,
+            block_size: Self::DEFAULT_BLOCK_SIZE,
+            block_records: u64::MAX,
+            metadata: Vec::new(),
+            sync: None,
+        }
+    }
+
+    /// Sets the codec (default [`Codec::Null`]).
+    #[must_use]
+    pub fn with_codec(mut self, codec: Codec) -> WriterBuilder {
+        self.codec = Some(codec);
+        self
+    }
+
+    /// Ends a block once its encoded (uncompressed) records reach `bytes` (at least 1).
+    #[must_use]
+    pub fn with_block_size(mut self, bytes: usize) -> WriterBuilder {
+        self.block_size = bytes.max(1);
+        self
+    }
+
+    /// Ends a block once it holds `n` records (at least 1; no limit by default).
+    #[must_use]
+    pub fn with_block_records(mut self, n: u64) -> WriterBuilder {
+        self.block_records = n.max(1);
+        self
+    }
+
+    /// Adds a metadata entry to the header. Keys starting with `avro.` are reserved by the
+    /// specification: [`build`](Self::build) refuses them, and refuses a key given twice.
+    #[must_use]
+    pub fn with_metadata(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<Vec<u8>>,
+    ) -> WriterBuilder {
+        self.metadata.push((key.into(), value.into()));
+        self
+    }
+
+    /// Sets the sync marker (default: 16 random bytes). A fixed marker makes output
+    /// reproducible; files that may be concatenated or split should keep random ones.
+    #[must_use]
+    pub fn with_sync_marker(mut self, sync: [u8; SYNC_SIZE]) -> WriterBuilder {
+        self.sync = Some(sync);
+        self
+    }
+
+    /// Writes the header to `sink` and returns the writer.
+    ///
+    /// Blocks reach the sink whole, one `write_all` each, so an unbuffered `File` is fine.
+    ///
+    /// # Errors
+    /// A reserved or repeated metadata key, a codec that is not enabled or has a bad level, or
+    /// a failing sink.
+    pub fn build<W: Write>(self, mut sink: W) -> Result<Writer<W>> {
+        let codec = self.codec.unwrap_or(Codec::Null);
+        let compressor = Compressor::new(codec)?;
+        for (i, (k, _)) in self.metadata.iter().enumerate() {
+            if k.starts_with("avro.") {
+                return Err(Error::new(
+                    ErrorKind::Container,
+                    format!("metadata key {k:?} is reserved: keys starting with \"avro.\" belong to the specification"),
+                ));
+            }
+            if self.metadata[..i].iter().any(|(k2, _)| k2 == k) {
+                return Err(Error::new(
+                    ErrorKind::Container,
+                    format!("metadata key {k:?} is given twice"),
+                ));
+            }
+        }
+        let sync = self.sync.unwrap_or_else(random_sync);
+        let schema_json = self.schema.to_json().to_string();
+        let mut header = Vec::with_capacity(schema_json.len() + 64);
+        let mut enc = Encoder::new(&mut header);
+        enc.write_fixed(&MAGIC)?;
+        enc.write_map_start(2 + self.metadata.len())?;
+        enc.write_string("avro.schema")?;
+        enc.write_bytes(schema_json.as_bytes())?;
+        enc.write_string("avro.codec")?;
+        enc.write_bytes(codec.name().as_bytes())?;
+        for (k, v) in &self.metadata {
+            enc.write_string(k)?;
+            enc.write_bytes(v)?;
+        }
+        enc.write_map_end()?;
+        enc.write_fixed(&sync)?;
+        sink.write_all(&header).map_err(|e| {
+            Error::with_source(
+                ErrorKind::Io,
+                format!("writing the container header failed: {e}"),
+                e,
+            )
+        })?;
+        Ok(Writer::assemble(
+            self,
+            sink,
+            codec,
+            compressor,
+            sync,
+            header.len() as u64,
+        ))
+    }
+
+    /// Opens an existing container file to add records at its end.
+    ///
+    /// The file's schema must be this builder's (their Parsing Canonical Forms equal); its
+    /// codec and sync marker are kept. A codec set on the builder must be the file's codec
+    /// (its level may differ); a sync marker set on the builder must be the file's; metadata
+    /// cannot be added. The file must end with a complete block (or the header).
+    ///
+    /// # Errors
+    /// A malformed header, a different schema, codec or sync marker, metadata on the builder,
+    /// a file that does not end at a block boundary, or a failing file.
+    pub fn append_to<W: Read + Write + Seek>(self, file: W) -> Result<Writer<W>> {
+        open_for_append(file, Some(self))
+    }
+
+    fn defaults_for(schema: &Schema) -> WriterBuilder {
+        WriterBuilder::new(schema)
+    }
+}
+
+/// Writes an Avro object container file.
+///
+/// Records are encoded straight into a block buffer that is reused from block to block. A
+/// block is compressed and written when its encoded records reach the block size (64 KiB by
+/// default) or the record limit, on [`flush`](Self::flush), and on
+/// [`into_inner`](Self::into_inner)/[`finish`](Self::finish). Each block reaches the sink in
+/// one `write_all` call, with its count, size and sync marker.
+///
+/// # Errors and poisoning
+/// Sink errors surface from the call that writes: [`append`](Self::append) (when a block
+/// fills), [`flush`](Self::flush) and [`finish`](Self::finish). A failed write may have left
+/// part of a block in the sink, so the writer is then *poisoned*: every later call fails, and
+/// [`is_poisoned`](Self::is_poisoned) says so. Everything before that block is intact, and a
+/// reader rejects the partial block rather than misreading it. Records appended since the last
+/// successful flush are only in memory until their block is written: dropping the writer
+/// writes them but cannot report an error, so call [`finish`](Self::finish).
+///
+/// # Examples
+/// ```
+/// use avrokit::container::{Reader, Writer};
+/// use avrokit::{Schema, Value};
+/// let schema = Schema::parse_str(r#""long""#)?;
+/// let mut w = Writer::new(Vec::new(), &schema)?;
+/// w.append(&Value::Long(1))?;
+/// w.append(&Value::Long(2))?;
+/// let file: Vec<u8> = w.into_inner()?;
+/// let back = Reader::from_slice(&file)?.collect::<Result<Vec<_>, _>>()?;
+/// assert_eq!(back, [Value::Long(1), Value::Long(2)]);
+/// # Ok::<(), avrokit::Error>(())
+/// ```
+pub struct Writer<W: Write> {
+    /// `None` only once taken by `into_inner`.
+    sink: Option<W>,
+    schema: Schema,
+    codec: Codec,
+    compressor: Compressor,
+    sync: [u8; SYNC_SIZE],
+    /// `PREFIX` reserved bytes, then the current block's encoded records.
+    block: Vec<u8>,
+    /// `PREFIX` reserved bytes, then a compressed payload (or a copied raw block).
+    frame: Vec<u8>,
+    count: u64,
+    block_size: usize,
+    block_records: u64,
+    poisoned: bool,
+    /// Bytes of the file known to be in the sink: header and complete blocks.
+    offset: u64,
+    blocks: u64,
+}
+
+impl<W: Write> Writer<W> {
+    /// Writes the header of a file of `schema` (null codec, default options) to `sink`.
+    ///
+    /// # Errors
+    /// A failing sink.
+    pub fn new(sink: W, schema: &Schema) -> Result<Writer<W>> {
+        WriterBuilder::new(schema).build(sink)
+    }
+
+    fn assemble(
+        b: WriterBuilder,
+        sink: W,
+        codec: Codec,
+        compressor: Compressor,
+        sync: [u8; SYNC_SIZE],
+        offset: u64,
+    ) -> Writer<W> {
+        Writer {
+            sink: Some(sink),
+            schema: b.schema,
+            codec,
+            compressor,
+            sync,
+            block: vec![0; PREFIX],
+            frame: Vec::new(),
+            count: 0,
+            block_size: b.block_size,
+            block_records: b.block_records,
+            poisoned: false,
+            offset,
+            blocks: 0,
+        }
+    }
+
+    /// The schema records are written with.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// The codec of the file's blocks.
+    pub fn codec(&self) -> Codec {
+        self.codec
+    }
+
+    /// The file's sync marker.
+    pub fn sync_marker(&self) -> [u8; SYNC_SIZE] {
+        self.sync
+    }
+
+    /// Bytes of the file written to the sink so far (header and complete blocks). After a
+    /// successful [`flush`](Self::flush) this is a block boundary: a position to split at, or to
+    /// truncate back to.
+    pub fn bytes_written(&self) -> u64 {
+        self.offset
+    }
+
+    /// Blocks written to the sink so far (by this writer).
+    pub fn blocks_written(&self) -> u64 {
+        self.blocks
+    }
+
+    /// Records appended but not yet written to the sink.
+    pub fn pending_records(&self) -> u64 {
+        self.count
+    }
+
+    /// True after a sink error: nothing more can be written.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned
+    }
+
+    /// The sink.
+    pub fn get_ref(&self) -> &W {
+        self.sink
+            .as_ref()
+            .expect("the sink is present until into_inner")
+    }
+
+    /// Appends one record, checked against the schema.
+    ///
+    /// # Errors
+    /// A value that does not match the schema (the path of the mismatch is named, and nothing
+    /// of the record is kept), a poisoned writer, or a sink error while writing a full block.
+    pub fn append(&mut self, value: &Value) -> Result<()> {
+        self.check_poisoned()?;
+        let before = self.block.len();
+        if let Err(e) = write_value(&mut Encoder::new(&mut self.block), value, &self.schema) {
+            self.block.truncate(before);
+            return Err(e);
+        }
+        self.count += 1;
+        self.after_append()
+    }
+
+    /// Appends one record encoded by `f` straight into the block buffer: the hook for serde and
+    /// hand-written encoders. `f` must write exactly one datum of the schema; if it fails,
+    /// whatever it wrote is discarded.
+    ///
+    /// # Examples
+    /// ```
+    /// use avrokit::container::{Reader, Writer};
+    /// use avrokit::{Schema, Value};
+    /// let schema = Schema::parse_str(r#"{"type":"array","items":"int"}"#)?;
+    /// let mut w = Writer::new(Vec::new(), &schema)?;
+    /// w.append_with(|enc| {
+    ///     enc.write_array_start(2)?;
+    ///     for x in [1, 2] {
+    ///         enc.start_item()?;
+    ///         enc.write_int(x)?;
+    ///     }
+    ///     enc.write_array_end()
+    /// })?;
+    /// let file = w.into_inner()?;
+    /// let v = Reader::from_slice(&file)?.next().transpose()?;
+    /// assert_eq!(v, Some(Value::Array(vec![Value::Int(1), Value::Int(2)])));
+    /// # Ok::<(), avrokit::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// The error of `f`, a poisoned writer, or a sink error while writing a full block.
+    pub fn append_with(
+        &mut self,
+        f: impl FnOnce(&mut Encoder<&mut Vec<u8>>) -> Result<()>,
+    ) -> Result<()> {
+        self.check_poisoned()?;
+        let before = self.block.len();
+        if let Err(e) = f(&mut Encoder::new(&mut self.block)) {
+            self.block.truncate(before);
+            return Err(e);
+        }
+        self.count += 1;
+        self.after_append()
+    }
+
+    /// Appends one record already encoded with the file's schema. The bytes are trusted: they
+    /// are not checked against the schema.
+    ///
+    /// # Errors
+    /// A poisoned writer, or a sink error while writing a full block.
+    pub fn append_encoded(&mut self, datum: &[u8]) -> Result<()> {
+        self.check_poisoned()?;
+        self.block.extend_from_slice(datum);
+        self.count += 1;
+        self.after_append()
+    }
+
+    #[inline]
+    fn after_append(&mut self) -> Result<()> {
+        if self.block.len() - PREFIX >= self.block_size || self.count >= self.block_records {
+            self.write_block()?;
+        }
+        Ok(())
+    }
+
+    /// Writes a block as read from another file by [`Reader::next_raw_block`], without
+    /// decoding it; the pending records are written first, as their own block. The block's
+    /// codec must be this file's, and its records must be of this file's schema (not checked:
+    /// see [`append_blocks_from`](Self::append_blocks_from) for the checked form).
+    ///
+    /// # Errors
+    /// A block of another codec, a poisoned writer, or a sink error.
+    pub fn append_raw_block(&mut self, block: &RawBlock<'_>) -> Result<()> {
+        if !block.codec().same_format(&self.codec) {
+            return Err(Error::new(
+                ErrorKind::Container,
+                format!(
+                    "cannot copy a {} block into a {} file",
+                    block.codec().name(),
+                    self.codec.name()
+                ),
+            ));
+        }
+        self.write_block()?;
+        self.frame.clear();
+        self.frame.resize(PREFIX, 0);
+        self.frame.extend_from_slice(block.data());
+        let count = block.count();
+        let r = emit(
+            &mut self.frame,
+            count,
+            &self.sync,
+            self.sink.as_mut().expect("sink present"),
+        );
+        self.account(r, count)
+    }
+
+    /// Copies every remaining block of `reader` into this file without decoding or
+    /// recompressing it (what `avro-tools concat` does), after checking that the reader's
+    /// schema and codec are this writer's. Returns the number of records copied.
+    ///
+    /// # Examples
+    /// ```
+    /// use avrokit::container::{Reader, Writer};
+    /// use avrokit::{Schema, Value};
+    /// let schema = Schema::parse_str(r#""int""#)?;
+    /// let mut files = Vec::new();
+    /// for i in 0..2 {
+    ///     let mut w = Writer::new(Vec::new(), &schema)?;
+    ///     w.append(&Value::Int(i))?;
+    ///     files.push(w.into_inner()?);
+    /// }
+    /// let mut out = Writer::new(Vec::new(), &schema)?;
+    /// for f in &files {
+    ///     out.append_blocks_from(&mut Reader::from_slice(f)?)?;
+    /// }
+    /// let all = Reader::from_slice(&out.into_inner()?)?.collect::<Result<Vec<_>, _>>()?;
+    /// assert_eq!(all, [Value::Int(0), Value::Int(1)]);
+    /// # Ok::<(), avrokit::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A different schema (Parsing Canonical Form) or codec, a corrupt input block framing, a
+    /// poisoned writer, or a sink error.
+    pub fn append_blocks_from<R: Read>(&mut self, reader: &mut Reader<'_, R>) -> Result<u64> {
+        if reader.schema().canonical_form() != self.schema.canonical_form() {
+            return Err(Error::new(
+                ErrorKind::Container,
+                "cannot copy blocks between files of different schemas (their Parsing Canonical Forms differ)",
+            ));
+        }
+        if !reader.codec().same_format(&self.codec) {
+            return Err(Error::new(
+                ErrorKind::Container,
+                format!(
+                    "cannot copy blocks of a {} file into a {} file",
+                    reader.codec().name(),
+                    self.codec.name()
+                ),
+            ));
+        }
+        let mut records = 0;
+        while let Some(block) = reader.next_raw_block()? {
+            self.append_raw_block(&block)?;
+            records += block.count();
+        }
+        Ok(records)
+    }
+
+    /// Writes the pending records as a block (if there are any) and flushes the sink.
+    ///
+    /// # Errors
+    /// A poisoned writer, a compression error, or a sink error (which poisons the writer).
+    pub fn flush(&mut self) -> Result<()> {
+        self.write_block()?;
+        self.check_poisoned()?;
+        let r = self.sink.as_mut().expect("sink present").flush();
+        if let Err(e) = r {
+            self.poisoned = true;
+            return Err(Error::with_source(
+                ErrorKind::Io,
+                format!("flushing the sink failed: {e}; the writer is poisoned"),
+                e,
+            ));
+        }
+        Ok(())
+    }
+
+    /// Writes the pending records, flushes the sink and returns it.
+    ///
+    /// # Errors
+    /// As [`flush`](Self::flush).
+    pub fn into_inner(mut self) -> Result<W> {
+        self.flush()?;
+        Ok(self.sink.take().expect("sink present"))
+    }
+
+    /// The same as [`into_inner`](Self::into_inner): ends the file and returns the sink.
+    ///
+    /// # Errors
+    /// As [`flush`](Self::flush).
+    pub fn finish(self) -> Result<W> {
+        self.into_inner()
+    }
+
+    fn check_poisoned(&self) -> Result<()> {
+        if self.poisoned {
+            return Err(Error::new(
+                ErrorKind::Io,
+                "the writer is poisoned by an earlier write error: nothing more can be written",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Compresses and writes the current block, if it holds any record.
+    fn write_block(&mut self) -> Result<()> {
+        if self.count == 0 {
+            return Ok(());
+        }
+        self.check_poisoned()?;
+        let sink = self.sink.as_mut().expect("sink present");
+        let count = self.count;
+        let r = if self.codec == Codec::Null {
+            emit(&mut self.block, count, &self.sync, sink)
+        } else {
+            self.frame.clear();
+            self.frame.resize(PREFIX, 0);
+            // A compression failure writes nothing: the records stay pending.
+            self.compressor
+                .compress(&self.block[PREFIX..], &mut self.frame)?;
+            emit(&mut self.frame, count, &self.sync, sink)
+        };
+        self.account(r, count)?;
+        self.block.truncate(PREFIX);
+        self.count = 0;
+        Ok(())
+    }
+
+    fn account(&mut self, r: std::io::Result<u64>, count: u64) -> Result<()> {
+        match r {
+            Ok(n) => {
+                self.offset += n;
+                self.blocks += 1;
+                Ok(())
+            }
+            Err(e) => {
+                self.poisoned = true;
+                Err(Error::with_source(
+                    ErrorKind::Io,
+                    format!(
+                        "writing block {} ({count} records) at byte {} failed: {e}; the writer is poisoned and the output may end inside that block",
+                        self.blocks, self.offset
+                    ),
+                    e,
+                ))
+            }
+        }
+    }
+}
+
+/// Writes `buf[PREFIX..]` as one block of `count` objects: count and size in the reserved prefix,
+/// the payload, the sync marker, all in one `write_all`. Leaves `buf` as it found it.
+fn emit<W: Write>(
+    buf: &mut Vec<u8>,
+    count: u64,
+    sync: &[u8; SYNC_SIZE],
+    sink: &mut W,
+) -> std::io::Result<u64> {
+    let size = buf.len() - PREFIX;
+    let mut head = [0u8; PREFIX];
+    let mut v = [0u8; 10];
+    let a = encode_varint(zigzag64(count as i64), &mut v);
+    head[..a].copy_from_slice(&v[..a]);
+    let b = encode_varint(zigzag64(size as i64), &mut v);
+    head[a..a + b].copy_from_slice(&v[..b]);
+    let start = PREFIX - (a + b);
+    buf[start..PREFIX].copy_from_slice(&head[..a + b]);
+    buf.extend_from_slice(sync);
+    let r = sink.write_all(&buf[start..]);
+    let total = (buf.len() - start) as u64;
+    buf.truncate(PREFIX + size);
+    r.map(|()| total)
+}
+
+impl<W: Read + Write + Seek> Writer<W> {
+    /// Opens an existing container file to add records at its end, keeping its schema, codec
+    /// and sync marker. Use [`WriterBuilder::append_to`] to check the schema or set options.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::io::Cursor;
+    /// use avrokit::container::{Reader, Writer};
+    /// use avrokit::{Schema, Value};
+    /// let schema = Schema::parse_str(r#""int""#)?;
+    /// let mut w = Writer::new(Cursor::new(Vec::new()), &schema)?;
+    /// w.append(&Value::Int(1))?;
+    /// let file = w.into_inner()?;
+    ///
+    /// let mut w = Writer::append_to(file)?;
+    /// w.append(&Value::Int(2))?;
+    /// let file = w.into_inner()?.into_inner();
+    /// let all = Reader::from_slice(&file)?.collect::<Result<Vec<_>, _>>()?;
+    /// assert_eq!(all, [Value::Int(1), Value::Int(2)]);
+    /// # Ok::<(), avrokit::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A malformed header, a file that does not end at a block boundary, or a failing file.
+    pub fn append_to(file: W) -> Result<Writer<W>> {
+        open_for_append(file, None)
+    }
+}
+
+fn open_for_append<W: Read + Write + Seek>(
+    mut file: W,
+    builder: Option<WriterBuilder>,
+) -> Result<Writer<W>> {
+    file.seek(SeekFrom::Start(0)).map_err(Error::io)?;
+    let mut hd = HeaderDecoder::new(Limits::default());
+    let mut buf = [0u8; 4096];
+    let mut pending: &[u8] = &[];
+    while !hd.is_complete() {
+        if pending.is_empty() {
+            let n = loop {
+                match file.read(&mut buf) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(Error::io(e)),
+                }
+            };
+            if n == 0 {
+                break;
+            }
+            pending = &buf[..n];
+        }
+        let n = hd.decode(pending)?;
+        pending = &pending[n..];
+    }
+    let header = hd.finish()?;
+    let schema = schema_of(&header)?;
+    let file_codec = codec_of(&header)?;
+    let sync = header.sync_marker();
+    let builder = match builder {
+        None => WriterBuilder::defaults_for(&schema),
+        Some(b) => {
+            if b.schema.canonical_form() != schema.canonical_form() {
+                return Err(Error::new(
+                    ErrorKind::Container,
+                    "cannot append: the file's schema is not the writer's (their Parsing Canonical Forms differ)",
+                ));
+            }
+            if !b.metadata.is_empty() {
+                return Err(Error::new(
+                    ErrorKind::Container,
+                    "cannot append: metadata cannot be added to an existing file's header",
+                ));
+            }
+            if b.sync.is_some_and(|s| s != sync) {
+                return Err(Error::new(
+                    ErrorKind::Container,
+                    "cannot append: the builder's sync marker is not the file's",
+                ));
+            }
+            if let Some(c) = b.codec {
+                if !c.same_format(&file_codec) {
+                    return Err(Error::new(
+                        ErrorKind::Container,
+                        format!(
+                            "cannot append: the file's codec is {}, not {}",
+                            file_codec.name(),
+                            c.name()
+                        ),
+                    ));
+                }
+            }
+            b
+        }
+    };
+    let codec = builder.codec.unwrap_or(file_codec);
+    let compressor = Compressor::new(codec)?;
+    let len = file.seek(SeekFrom::End(0)).map_err(Error::io)?;
+    if len > header.len() {
+        // A file that ends mid-block (a crashed writer) must not get blocks appended after the
+        // fragment: they would be unreachable. A complete file ends with its sync marker.
+        let mut tail = [0u8; SYNC_SIZE];
+        file.seek(SeekFrom::End(-(SYNC_SIZE as i64)))
+            .map_err(Error::io)?;
+        file.read_exact(&mut tail).map_err(Error::io)?;
+        if tail != sync || len < header.len() + SYNC_SIZE as u64 + 2 {
+            return Err(Error::at(
+                ErrorKind::Container,
+                "cannot append: the file does not end with its sync marker (it is truncated or was not finished)",
+                len,
+            ));
+        }
+        file.seek(SeekFrom::End(0)).map_err(Error::io)?;
+    }
+    Ok(Writer::assemble(
+        builder, file, codec, compressor, sync, len,
+    ))
+}
+
+impl<W: Write> Drop for Writer<W> {
+    /// Writes the pending records and flushes, ignoring errors (call
+    /// [`finish`](Writer::finish) to see them).
+    fn drop(&mut self) {
+        if self.sink.is_some() && !self.poisoned {
+            let _ = self.flush();
+        }
+    }
+}
+
+impl<W: Write> fmt::Debug for Writer<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Writer")
+            .field("schema", &self.schema)
+            .field("codec", &self.codec)
+            .field("sync_marker", &self.sync)
+            .field("bytes_written", &self.offset)
+            .field("pending_records", &self.count)
+            .field("poisoned", &self.poisoned)
+            .finish_non_exhaustive()
+    }
+}
+
+/// 16 bytes from the standard library's randomly seeded SipHash keys (seeded from the OS once
+/// per thread, then varied per `RandomState`), mixed with the time and a counter.
+fn random_sync() -> [u8; SYNC_SIZE] {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let mut out = [0u8; SYNC_SIZE];
+    for (i, half) in out.chunks_exact_mut(8).enumerate() {
+        let mut h = RandomState::new().build_hasher();
+        h.write_u128(nanos);
+        h.write_u64(n);
+        h.write_usize(i);
+        half.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    out
+}
