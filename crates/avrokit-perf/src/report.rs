@@ -1,0 +1,251 @@
+//! Output: Java's table (with library, API and comparison columns), Java's `-c` CSV, a full CSV
+//! and JSON lines.
+//!
+//! Columns follow Java's Perf (WORKLOADS.md 4.5/4.6): `time` is the row's nominal CYCLES times
+//! the median cycle, in milliseconds (so at the default 800 cycles it reads like Java's `time`);
+//! `M entries/sec` and `M bytes/sec` are entries and bytes per median cycle, in millions per
+//! second; `bytes/cycle` is what one write cycle produced or what one read cycle consumed.
+//! Extra columns: Java's M entries/sec on this machine and our speed relative to it, and with
+//! `--compare` avrokit's speed relative to the fastest other library on the same row.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::harness::{Library, Outcome, Row};
+use crate::java;
+
+/// How rows are printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Format {
+    /// Java's table plus library/API/comparison columns.
+    Table,
+    /// Java's `-c SPEC`: fields from `ntebcm` in that order, no header, measured rows only.
+    JavaCsv(String),
+    /// Every column, with a header line.
+    Csv,
+    /// One JSON object per measured row.
+    Json,
+}
+
+impl Format {
+    /// Whether standard output must carry rows only (banner and notes go to standard error).
+    pub fn machine_readable(&self) -> bool {
+        !matches!(self, Format::Table)
+    }
+}
+
+const NAME_WIDTH: usize = 42;
+const LIB_WIDTH: usize = 15;
+const API_WIDTH: usize = 26;
+
+/// The table header line.
+pub fn table_header() -> String {
+    format!(
+        "{:>w$}  {:<LIB_WIDTH$} {:<API_WIDTH$}     time    M entries/sec   M bytes/sec  bytes/cycle   Java M e/s  vs Java  vs peers",
+        "test name",
+        "library",
+        "api",
+        w = NAME_WIDTH
+    )
+}
+
+/// The CSV header line (`--csv`).
+pub const CSV_HEADER: &str = "test,library,api,status,time_ms,m_entries_per_sec,m_bytes_per_sec,bytes_per_cycle,min_ns,reps,sha256,java_m_entries_per_sec,vs_java,vs_best_peer";
+
+/// The JSON line of a measured row: exactly these keys.
+#[derive(Serialize)]
+struct JsonRow<'a> {
+    test: &'a str,
+    library: &'static str,
+    api: &'a str,
+    seconds: f64,
+    entries_per_sec: f64,
+    bytes_per_sec: f64,
+    bytes_per_cycle: usize,
+    reps: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sha256: Option<&'a str>,
+}
+
+/// Prints the rows of one group (one test and direction, every library) in `format`.
+/// Rows that did not run are noted on `notes` for machine-readable formats (never dropped
+/// silently).
+pub fn print_group(
+    format: &Format,
+    rows: &[Row],
+    out: &mut dyn Write,
+    notes: &mut dyn Write,
+) -> io::Result<()> {
+    let best_peer = rows
+        .iter()
+        .filter(|r| r.library.is_peer())
+        .filter_map(Row::entries_per_sec)
+        .fold(None, |best: Option<f64>, x| {
+            Some(best.map_or(x, |b| b.max(x)))
+        });
+    let java = rows.first().and_then(|r| java::figure(&r.test));
+    for row in rows {
+        // Same entries per cycle as Java, so the speed ratio is the ratio of cycle times.
+        let vs_java = java.and_then(|j| row.measured().map(|m| j.seconds_per_cycle() / m.median));
+        let vs_peer = match (row.library, row.entries_per_sec(), best_peer) {
+            (Library::Avrokit, Some(e), Some(b)) => Some(e / b),
+            _ => None,
+        };
+        match format {
+            Format::Table => writeln!(out, "{}", table_row(row, java, vs_java, vs_peer))?,
+            Format::Csv => writeln!(out, "{}", csv_row(row, java, vs_java, vs_peer))?,
+            Format::JavaCsv(spec) => match row.measured() {
+                Some(_) => writeln!(out, "{}", java_csv_row(row, spec))?,
+                None => writeln!(notes, "{}", note(row))?,
+            },
+            Format::Json => match json_row(row) {
+                Some(line) => writeln!(out, "{line}")?,
+                None => writeln!(notes, "{}", note(row))?,
+            },
+        }
+    }
+    Ok(())
+}
+
+fn status(row: &Row) -> &str {
+    match &row.outcome {
+        Outcome::Measured(_) => "ok",
+        Outcome::Pending(s) | Outcome::NotApplicable(s) | Outcome::Failed(s) => s,
+    }
+}
+
+fn note(row: &Row) -> String {
+    format!(
+        "{} {} ({}): {}",
+        row.test,
+        row.library.name(),
+        row.api,
+        status(row)
+    )
+}
+
+fn ratio(x: Option<f64>) -> String {
+    x.map_or(String::new(), |x| format!("{x:.2}x"))
+}
+
+fn table_row(
+    row: &Row,
+    java: Option<&java::JavaFigure>,
+    vs_java: Option<f64>,
+    vs_peer: Option<f64>,
+) -> String {
+    let head = format!(
+        "{:>w$}: {:<LIB_WIDTH$} {:<API_WIDTH$}",
+        row.test,
+        row.library.name(),
+        row.api,
+        w = NAME_WIDTH
+    );
+    let Some(m) = row.measured() else {
+        return format!("{head} {}", status(row));
+    };
+    let time_ms = (m.median * row.cycles as f64 * 1e3).round() as u64;
+    let entries = row.count as f64 / m.median / 1e6;
+    let bytes = m.bytes as f64 / m.median / 1e6;
+    // Java's figure goes on the avrokit row only; "~" marks Java data of another size (FooBar).
+    let java_col = match java {
+        Some(j) if row.library == Library::Avrokit => {
+            let mark = if j.bytes_per_cycle as usize == m.bytes {
+                ' '
+            } else {
+                '~'
+            };
+            format!("{mark}{:.3}", j.m_entries_per_sec)
+        }
+        _ => String::new(),
+    };
+    let differs = match m.same_bytes {
+        Some(false) => "  (bytes differ from the reference)",
+        _ => "",
+    };
+    format!(
+        "{head} {time_ms:>6} ms  {entries:>10.3}   {bytes:>11.3}   {:>11}  {java_col:>11}  {:>7}  {:>8}{differs}",
+        m.bytes,
+        ratio(vs_java),
+        ratio(vs_peer),
+    )
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+fn csv_row(
+    row: &Row,
+    java: Option<&java::JavaFigure>,
+    vs_java: Option<f64>,
+    vs_peer: Option<f64>,
+) -> String {
+    let mut f = vec![
+        csv_field(&row.test),
+        row.library.name().to_owned(),
+        csv_field(&row.api),
+        csv_field(status(row)),
+    ];
+    match row.measured() {
+        Some(m) => {
+            f.push(format!("{:.3}", m.median * row.cycles as f64 * 1e3));
+            f.push(format!("{:.3}", row.count as f64 / m.median / 1e6));
+            f.push(format!("{:.3}", m.bytes as f64 / m.median / 1e6));
+            f.push(m.bytes.to_string());
+            f.push(format!("{:.0}", m.min * 1e9));
+            f.push(m.reps.to_string());
+            f.push(m.sha256.clone().unwrap_or_default());
+        }
+        None => f.extend(std::iter::repeat_n(String::new(), 7)),
+    }
+    f.push(java.map_or(String::new(), |j| format!("{:.3}", j.m_entries_per_sec)));
+    f.push(vs_java.map_or(String::new(), |x| format!("{x:.3}")));
+    f.push(vs_peer.map_or(String::new(), |x| format!("{x:.3}")));
+    f.join(",")
+}
+
+/// Java's `-c` row: n = name, t = time (ms), e = M entries/sec, b = M bytes/sec, c = bytes/cycle,
+/// m = min cycle (ns), always in that order. Rows of other libraries are named
+/// `test[library/api]`.
+fn java_csv_row(row: &Row, spec: &str) -> String {
+    let m = row.measured().expect("measured rows only");
+    let name = if row.library == Library::Avrokit {
+        row.test.clone()
+    } else {
+        format!("{}[{}/{}]", row.test, row.library.name(), row.api)
+    };
+    let mut f = Vec::new();
+    for c in "ntebcm".chars().filter(|c| spec.contains(*c)) {
+        f.push(match c {
+            'n' => csv_field(&name),
+            't' => format!("{}", (m.median * row.cycles as f64 * 1e3) as u64),
+            'e' => format!("{:.3}", row.count as f64 / m.median / 1e6),
+            'b' => format!("{:.3}", m.bytes as f64 / m.median / 1e6),
+            'c' => m.bytes.to_string(),
+            _ => format!("{:.0}", m.min * 1e9),
+        });
+    }
+    f.join(",")
+}
+
+fn json_row(row: &Row) -> Option<String> {
+    let m = row.measured()?;
+    let line = JsonRow {
+        test: &row.test,
+        library: row.library.name(),
+        api: &row.api,
+        seconds: m.median,
+        entries_per_sec: row.count as f64 / m.median,
+        bytes_per_sec: m.bytes as f64 / m.median,
+        bytes_per_cycle: m.bytes,
+        reps: m.reps,
+        sha256: m.sha256.as_deref(),
+    };
+    Some(serde_json::to_string(&line).expect("plain data serializes"))
+}
