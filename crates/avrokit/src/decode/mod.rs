@@ -31,6 +31,7 @@
 //! [`ErrorKind::Eof`] error, never a value.
 
 mod skip;
+mod utf8;
 
 pub(crate) use skip::fixed_size;
 
@@ -199,7 +200,11 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         let start = self.src.offset();
         let raw = self.src.read_varint()?;
         if raw > u64::from(u32::MAX) {
-            return Err(Error::at(ErrorKind::Data, "int varint does not fit in 32 bits", start));
+            return Err(Error::at(
+                ErrorKind::Data,
+                "int varint does not fit in 32 bits",
+                start,
+            ));
         }
         Ok(unzigzag64(raw) as i32)
     }
@@ -276,7 +281,11 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     #[cold]
     #[inline(never)]
     fn bad(&self, message: &'static str, back: u64) -> Error {
-        Error::at(ErrorKind::Data, message, self.src.offset().saturating_sub(back))
+        Error::at(
+            ErrorKind::Data,
+            message,
+            self.src.offset().saturating_sub(back),
+        )
     }
 
     /// Reads `bytes`, borrowed from the input or copied into the decoder's scratch buffer.
@@ -324,13 +333,13 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         let start = self.src.offset();
         let len = self.read_len()?;
         match self.src.take(len, &mut self.scratch)? {
-            Reference::Borrowed(b) => match simdutf8::basic::from_utf8(b) {
-                Ok(s) => Ok(Reference::Borrowed(s)),
-                Err(_) => Err(invalid_utf8(start)),
+            Reference::Borrowed(b) => match utf8::validate(b) {
+                Some(s) => Ok(Reference::Borrowed(s)),
+                None => Err(invalid_utf8(start)),
             },
-            Reference::Copied(b) => match simdutf8::basic::from_utf8(b) {
-                Ok(s) => Ok(Reference::Copied(s)),
-                Err(_) => Err(invalid_utf8(start)),
+            Reference::Copied(b) => match utf8::validate(b) {
+                Some(s) => Ok(Reference::Copied(s)),
+                None => Err(invalid_utf8(start)),
             },
         }
     }
@@ -437,7 +446,11 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
             return Ok((n as u64, None));
         }
         if n == i64::MIN {
-            return Err(Error::at(ErrorKind::Data, "block count out of range", start));
+            return Err(Error::at(
+                ErrorKind::Data,
+                "block count out of range",
+                start,
+            ));
         }
         let size_at = self.src.offset();
         let size = self.read_long()?;

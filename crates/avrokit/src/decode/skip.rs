@@ -24,9 +24,10 @@ pub(crate) fn fixed_size(schema: &Schema, id: NodeId) -> Option<u64> {
                     return None;
                 }
                 open.push(id);
-                let size = r.fields.iter().try_fold(0u64, |acc, f| {
-                    acc.checked_add(go(schema, f.schema, open)?)
-                });
+                let size = r
+                    .fields
+                    .iter()
+                    .try_fold(0u64, |acc, f| acc.checked_add(go(schema, f.schema, open)?));
                 open.pop();
                 size
             }
@@ -112,9 +113,9 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
                 continue;
             }
             if let Some(k) = item_size {
-                let total = count.checked_mul(k).ok_or_else(|| {
-                    Error::at(ErrorKind::Data, "block too large", self.offset())
-                })?;
+                let total = count
+                    .checked_mul(k)
+                    .ok_or_else(|| Error::at(ErrorKind::Data, "block too large", self.offset()))?;
                 self.skip_raw(total)?;
                 continue;
             }

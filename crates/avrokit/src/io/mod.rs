@@ -13,4 +13,4 @@ pub(crate) mod varint;
 
 pub use limits::Limits;
 pub use sink::{BlockingSink, BufferedSink, DirectSink, Sink};
-pub use source::{Reference, ReaderSource, SliceSource, Source};
+pub use source::{ReaderSource, Reference, SliceSource, Source};

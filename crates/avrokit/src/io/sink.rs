@@ -76,6 +76,13 @@ pub trait Sink {
     fn end_collection(&mut self) -> Result<()> {
         self.write_byte(0)
     }
+
+    /// A hint that about `additional` more bytes are coming (a `Vec<u8>` reserves them, so a
+    /// bulk write of many small values grows the buffer once). Does nothing by default.
+    #[inline]
+    fn reserve(&mut self, additional: usize) {
+        let _ = additional;
+    }
 }
 
 impl Sink for Vec<u8> {
@@ -92,20 +99,37 @@ impl Sink for Vec<u8> {
     }
 
     #[inline(always)]
-    fn write_varint(&mut self, mut v: u64) -> Result<()> {
-        // Pushing byte by byte beats a stack buffer plus extend_from_slice for the 1-3 byte
-        // varints that dominate real data.
-        while v >= 0x80 {
-            self.push((v as u8) | 0x80);
-            v >>= 7;
+    fn write_varint(&mut self, v: u64) -> Result<()> {
+        // One byte: a push. Up to 2^56 (every int, nearly every long): the 7-bit groups are
+        // spread with shifts and masks and stored as one 8-byte word, then the length trimmed,
+        // so there is no branch per byte. avrokit-perf, same sitting, against the byte loop:
+        // IntWrite 270-280 -> 290 M/s; the pure word path without the one-byte case was slower
+        // on IntWrite (145-185 M/s).
+        if v < 0x80 {
+            self.push(v as u8);
+            return Ok(());
         }
-        self.push(v as u8);
+        if v < (1 << 56) {
+            let (word, len) = varint::spread(v);
+            let at = self.len();
+            self.extend_from_slice(&word.to_le_bytes());
+            self.truncate(at + len);
+            return Ok(());
+        }
+        let mut buf = [0u8; 10];
+        let n = varint::encode(v, &mut buf);
+        self.extend_from_slice(&buf[..n]);
         Ok(())
     }
 
     #[inline]
     fn flush(&mut self) -> Result<()> {
         Ok(())
+    }
+
+    #[inline(always)]
+    fn reserve(&mut self, additional: usize) {
+        Vec::reserve(self, additional);
     }
 }
 
@@ -137,6 +161,11 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     #[inline(always)]
     fn end_collection(&mut self) -> Result<()> {
         (**self).end_collection()
+    }
+
+    #[inline(always)]
+    fn reserve(&mut self, additional: usize) {
+        (**self).reserve(additional)
     }
 }
 
@@ -319,7 +348,9 @@ impl<S: Sink> BlockingSink<S> {
         }
         let size = (self.staged.len() - frame.block_start) as i64;
         let mut header = Vec::with_capacity(20);
-        header.write_varint(varint::zigzag64(-(frame.count as i64))).ok();
+        header
+            .write_varint(varint::zigzag64(-(frame.count as i64)))
+            .ok();
         header.write_varint(varint::zigzag64(size)).ok();
         self.staged
             .splice(frame.block_start..frame.block_start, header);

@@ -95,7 +95,11 @@ impl<'de> SliceSource<'de> {
     #[inline(never)]
     fn varint_error(&self, d: Decoded) -> Error {
         match d {
-            Decoded::Overflow => Error::at(ErrorKind::Data, "varint longer than 64 bits", self.pos as u64),
+            Decoded::Overflow => Error::at(
+                ErrorKind::Data,
+                "varint longer than 64 bits",
+                self.pos as u64,
+            ),
             _ => Error::eof(self.data.len() as u64),
         }
     }
@@ -267,14 +271,22 @@ impl<R: Read> ReaderSource<R> {
         for i in 0..10 {
             let byte = self.read_byte()?;
             if i == 9 && byte > 1 {
-                return Err(Error::at(ErrorKind::Data, "varint longer than 64 bits", start));
+                return Err(Error::at(
+                    ErrorKind::Data,
+                    "varint longer than 64 bits",
+                    start,
+                ));
             }
             result |= u64::from(byte & 0x7f) << (7 * i);
             if byte < 0x80 {
                 return Ok(result);
             }
         }
-        Err(Error::at(ErrorKind::Data, "varint longer than 64 bits", start))
+        Err(Error::at(
+            ErrorKind::Data,
+            "varint longer than 64 bits",
+            start,
+        ))
     }
 
     #[cold]
