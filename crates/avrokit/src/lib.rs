@@ -12,6 +12,9 @@
 //! - [`Encoder`] / [`Decoder`]: the binary encoding, one call per value, like Java's
 //!   `BinaryEncoder`/`BinaryDecoder`. Every front end is built on them.
 //! - [`Value`]: generic values, encoded and decoded with a schema.
+//! - [`serde`](crate::serde): Rust types straight to and from the binary encoding through plans
+//!   compiled once ([`serde::SerPlan`], [`serde::DePlan`]), zero-copy from slices, schema
+//!   resolution included; [`AvroSchema`] (and `#[derive(AvroSchema)]`) for a type's schema.
 //! - [`container`]: object container files ([`container::Reader`], [`container::Writer`]):
 //!   codecs, appending, block copying, split reading.
 //!
@@ -44,6 +47,8 @@
 //! - `bzip2`: libbz2-rs-sys (pure Rust).
 //! - `xz`: liblzma, compiled from source and linked statically (needs a C compiler).
 //!
+//! Off by default:
+//! - `derive`: `#[derive(AvroSchema)]` (the `avrokit-derive` proc-macro crate: syn, quote).
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
@@ -55,6 +60,7 @@ pub mod io;
 pub mod json;
 pub mod resolution;
 pub mod schema;
+pub mod serde;
 pub mod value;
 
 #[doc(inline)]
@@ -69,8 +75,15 @@ pub use crate::io::Limits;
 pub use crate::resolution::{check_compatibility, ResolvedPlan, ResolvingDecoder};
 #[doc(inline)]
 pub use crate::schema::Schema;
+#[doc(hidden)]
+pub use crate::serde::__private;
+#[doc(inline)]
+pub use crate::serde::AvroSchema;
 #[doc(inline)]
 pub use crate::value::{from_datum_slice, to_datum_vec, Value};
+/// `#[derive(AvroSchema)]`: the schema of a struct or enum (the `derive` feature).
+#[cfg(feature = "derive")]
+pub use avrokit_derive::AvroSchema;
 
 /// The README's Rust examples, run as doctests so they stay true.
 #[cfg(doctest)]

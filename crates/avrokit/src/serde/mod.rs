@@ -1,0 +1,111 @@
+//! serde straight to and from Avro binary, through plans compiled once.
+//!
+//! - Writing: compile a [`SerPlan`] from the schema once, then [`to_datum_vec`],
+//!   [`to_datum_sink`], [`to_datum_writer`], or a reusable [`Serializer`] for many values. No
+//!   [`Value`](crate::Value) is built on the way.
+//! - Reading: compile a [`DePlan`] once (from one schema, or a writer × reader pair: schema
+//!   resolution is included), then [`from_datum_slice`] (zero-copy: `&str`, `&[u8]` and
+//!   `Cow<str>` borrow from the input), [`from_datum_reader`], or a reusable
+//!   [`Deserializer`].
+//! - [`AvroSchema`]: a type's schema, implemented for the standard types and by
+//!   `#[derive(AvroSchema)]` (the `derive` feature).
+//!
+//! # Examples
+//! ```
+//! use avrokit::serde::{DePlan, SerPlan};
+//! use avrokit::Schema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! struct Reading<'a> { sensor: &'a str, values: Vec<f32>, note: Option<String> }
+//!
+//! let schema = Schema::parse_str(r#"{"type":"record","name":"Reading","fields":[
+//!     {"name":"sensor","type":"string"},
+//!     {"name":"values","type":{"type":"array","items":"float"}},
+//!     {"name":"note","type":["null","string"],"default":null}]}"#)?;
+//! let (ser, de) = (SerPlan::compile(&schema)?, DePlan::compile(&schema)?);
+//!
+//! let r = Reading { sensor: "t1", values: vec![0.5, 1.5], note: None };
+//! let bytes = avrokit::serde::to_datum_vec(&r, &ser)?;
+//! let back: Reading = avrokit::serde::from_datum_slice(&bytes, &de)?; // `sensor` borrows `bytes`
+//! assert_eq!(back, r);
+//! # Ok::<(), avrokit::Error>(())
+//! ```
+//!
+//! # How Rust values map to Avro
+//!
+//! | Rust (serde data model) | Avro, when writing | Avro, when reading |
+//! |---|---|---|
+//! | `bool` | `boolean` | `boolean` |
+//! | `i8`, `i16`, `i32`, `u8`, `u16` | `int`; also `long`, `float`, `double` | `int`, `long` (range-checked) |
+//! | `i64`, `u32`, `u64` | `long`; `int` if the value fits; `float`, `double` | `long`, `int` |
+//! | `f32`, `f64` | `float`, `double` (an `f64` written as `float` is rounded) | `float`, `double` |
+//! | `char`, `&str`, `String` | `string`, `bytes`, `enum` (by symbol) | `string`, `enum` (the symbol) |
+//! | `&[u8]` via `serde_bytes`, `ByteBuf` | `bytes`, `fixed` (of the same size), `string` (UTF-8) | `bytes`, `fixed`, `string` |
+//! | `Vec<u8>`, `[u8; N]` (sequences of `u8`) | `bytes`, `fixed` (N = size), `array` of `int` | `bytes`, `fixed`, `array` |
+//! | `Option<T>` | a union: `None` takes the `null` branch, `Some(v)` the branch `v`'s kind takes | a union with `null`, or `T`'s type |
+//! | `()`, unit struct | `null` (or a record without fields) | `null` |
+//! | newtype struct `struct M(T)` | as `T` | as `T` |
+//! | struct | `record`, fields matched **by name** (any order; the Rust and Avro names of the struct need not match); `map` | `record`, `map` |
+//! | tuple, tuple struct | `record` fields by position; `array`; `fixed` | `record` by position, `array` |
+//! | `Vec<T>`, slices, sets | `array` | `array` |
+//! | `HashMap`/`BTreeMap` with string (or integer) keys | `map`; `record` (keys name fields) | `map`, `record` |
+//! | enum, unit variant | `enum` (symbol = variant name); in a union: the branch of that name, else an `enum` branch with that symbol | `enum`; a union branch named like the variant |
+//! | enum, newtype variant `V(T)` | a union: the branch named `V`, else the branch `T`'s kind takes | the union branch named `V`, else by position |
+//! | enum, struct or tuple variant `V {..}` | a union: the record branch named `V` | the union branch named `V`, else by position |
+//!
+//! A union branch is chosen from tables built when the plan is compiled, never by trying to
+//! encode: by the kind of the Rust value (`null` for `None`, the first of `int`, `long`,
+//! `float`, `double` for an `i32`...), for a struct by the record branch of the struct's name,
+//! else the only record branch, else the only one with as many fields; for an enum variant by
+//! the branch of the variant's name (a named type's name, or a type name such as `long`,
+//! ignoring ASCII case). Reading picks the Rust variant by the branch's name, else by its
+//! position among the variants, so `enum E { A(i32), B(String) }` reads `["int","string"]`.
+//!
+//! # Performance
+//! - **Record fields in order** (a Rust struct declaring its fields in the schema's order, the
+//!   usual case and what `#[derive(AvroSchema)]` produces) cost one string comparison per
+//!   field and are written straight to the sink.
+//! - **Fields out of order** are found by binary search in a sorted name table built with the
+//!   plan; a field that comes before its turn is encoded into a buffer from a pool the
+//!   [`Serializer`] keeps (so it allocates only while warming up) and copied to the output when
+//!   the fields before it are written: one extra copy of the early fields' bytes. A field the
+//!   Rust value lacks is written from the schema's default, encoded once at plan time.
+//! - **Arrays of `f32`, `f64`, `bool`**: the output is reserved once for the whole array, then
+//!   each item is a bounds-free append. `bytes` (`serde_bytes`) are one length and one copy.
+//! - **Reading** interprets the [`ResolvedPlan`](crate::ResolvedPlan)'s ops directly: records
+//!   are handed to serde in writer order with the reader's field names (serde matches fields
+//!   by name, so reordering costs nothing), writer-only fields are skipped (fixed-size ones in
+//!   one jump), reader-only fields come from defaults converted once at plan time.
+//!
+//! # Error handling
+//! Errors have the path of the value (`Order.items[3].price`) and, when reading, the byte
+//! offset. A value that does not fit the schema is an [`ErrorKind::Data`](crate::ErrorKind)
+//! error, never a panic.
+//!
+//! # Limitations
+//! - Rust enums with data need an Avro union; serde's internally, adjacently tagged and
+//!   untagged enums are written as what they serialize to (maps), which a record can take.
+//! - `i128`/`u128` are not supported; logical types are written as their underlying type
+//!   (`timestamp-millis` from an `i64`, `decimal` from bytes, `uuid` from a string).
+//! - Arrays and maps of unknown length (iterators without an exact size) are buffered and
+//!   written as one block.
+
+mod de;
+mod schema_of;
+mod ser;
+
+pub use de::{from_datum_reader, from_datum_slice, DePlan, Deserializer};
+pub use schema_of::AvroSchema;
+pub use ser::{to_datum_sink, to_datum_vec, to_datum_writer, SerPlan, Serializer};
+
+/// Support for code generated by `#[derive(AvroSchema)]`. Not public API: it may change in any
+/// release.
+#[doc(hidden)]
+pub mod __private {
+    pub use super::schema_of::{
+        array_json, default_json, json_text, map_json, optional_json, schema_from_json, to_json,
+        with_logical, Names,
+    };
+    pub use serde_json::{json, Map, Value as Json};
+}

@@ -1,0 +1,217 @@
+//! serde reads with a reader schema different from the writer's: promotions, reordered,
+//! skipped and defaulted fields, enum and union remaps.
+
+use std::collections::HashMap;
+
+use avrokit::serde::{from_datum_slice, to_datum_vec, DePlan, Deserializer, SerPlan};
+use avrokit::{Decoder, ErrorKind, Schema};
+use serde::{Deserialize, Serialize};
+
+fn write<T: Serialize>(schema: &str, v: &T) -> (Schema, Vec<u8>) {
+    let schema = Schema::parse_str(schema).unwrap();
+    let bytes = to_datum_vec(v, &SerPlan::compile(&schema).unwrap()).unwrap();
+    (schema, bytes)
+}
+
+#[derive(Serialize)]
+struct V1<'a> {
+    id: i32,
+    score: f32,
+    legacy: &'a str,
+    blob: Vec<u8>,
+    color: &'a str,
+    n: i32,
+}
+
+const V1: &str = r#"{"type":"record","name":"User","fields":[
+    {"name":"id","type":"int"},
+    {"name":"score","type":"float"},
+    {"name":"legacy","type":"string"},
+    {"name":"blob","type":{"type":"array","items":"int"}},
+    {"name":"color","type":{"type":"enum","name":"Color","symbols":["RED","GREEN","BLUE"]}},
+    {"name":"n","type":"int"}]}"#;
+
+#[derive(Deserialize, Debug, PartialEq)]
+#[serde(rename_all = "UPPERCASE")]
+enum Color {
+    Blue,
+    Red,
+    Other,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct V2 {
+    email: Option<String>,
+    n: Option<i64>,
+    score: f64,
+    id: i64,
+    color: Color,
+    tags: Vec<String>,
+    limits: HashMap<String, i32>,
+}
+
+const V2: &str = r#"{"type":"record","name":"User","fields":[
+    {"name":"email","type":["null","string"],"default":null},
+    {"name":"n","type":["null","long"],"default":null},
+    {"name":"score","type":"double"},
+    {"name":"id","type":"long"},
+    {"name":"color","type":{"type":"enum","name":"Color","symbols":["BLUE","RED","OTHER"],
+        "default":"OTHER"}},
+    {"name":"tags","type":{"type":"array","items":"string"},"default":["a","b"]},
+    {"name":"limits","type":{"type":"map","values":"int"},"default":{"x":1}}]}"#;
+
+#[test]
+fn evolved_reader_schema() {
+    let v1 = V1 {
+        id: 7,
+        score: 0.5,
+        legacy: "old",
+        blob: vec![1, 2, 3],
+        color: "GREEN",
+        n: -3,
+    };
+    let (w, bytes) = write(V1, &v1);
+    let r = Schema::parse_str(V2).unwrap();
+    let plan = DePlan::resolving(&w, &r).unwrap();
+    let got: V2 = from_datum_slice(&bytes, &plan).unwrap();
+    assert_eq!(
+        got,
+        V2 {
+            email: None,
+            n: Some(-3),
+            score: 0.5,
+            id: 7,
+            // GREEN is not in the reader's enum: its default.
+            color: Color::Other,
+            tags: vec!["a".into(), "b".into()],
+            limits: [("x".to_owned(), 1)].into_iter().collect(),
+        }
+    );
+    let v1 = V1 {
+        color: "BLUE",
+        ..v1
+    };
+    let (_, bytes) = write(V1, &v1);
+    let got: V2 = from_datum_slice(&bytes, &plan).unwrap();
+    assert_eq!(got.color, Color::Blue);
+    // Through a reader too.
+    let got: V2 = Deserializer::new(Decoder::from_reader_with_capacity(1, &bytes[..]), &plan)
+        .deserialize()
+        .unwrap();
+    assert_eq!(got.color, Color::Blue);
+}
+
+#[test]
+fn promotions() {
+    let (w, bytes) = write(r#""int""#, &5i32);
+    for (reader, want) in [
+        (r#""long""#, 5.0),
+        (r#""float""#, 5.0),
+        (r#""double""#, 5.0),
+    ] {
+        let plan = DePlan::resolving(&w, &Schema::parse_str(reader).unwrap()).unwrap();
+        let got: f64 = from_datum_slice(&bytes, &plan).unwrap();
+        assert_eq!(got, want);
+    }
+    let (w, bytes) = write(r#""string""#, &"bytes?");
+    let plan = DePlan::resolving(&w, &Schema::parse_str(r#""bytes""#).unwrap()).unwrap();
+    let got: serde_bytes::ByteBuf = from_datum_slice(&bytes, &plan).unwrap();
+    assert_eq!(&got[..], b"bytes?");
+}
+
+#[test]
+fn writer_union_to_reader_plain_and_back() {
+    // Writer ["null","int"], reader "long": works until a null arrives.
+    let (w, bytes) = write(r#"["null","int"]"#, &Some(4i32));
+    let r = Schema::parse_str(r#""long""#).unwrap();
+    let plan = DePlan::resolving(&w, &r).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(from_datum_slice::<i64>(&bytes, &plan).unwrap(), 4);
+    let (_, null) = write(r#"["null","int"]"#, &None::<i32>);
+    let e = from_datum_slice::<i64>(&null, &plan).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Resolution);
+
+    // Writer "int", reader ["null","long"]: Some.
+    let (w, bytes) = write(r#""int""#, &4i32);
+    let r = Schema::parse_str(r#"["null","long"]"#).unwrap();
+    let plan = DePlan::resolving(&w, &r).unwrap();
+    assert_eq!(
+        from_datum_slice::<Option<i64>>(&bytes, &plan).unwrap(),
+        Some(4)
+    );
+}
+
+#[test]
+fn union_branches_remapped() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    enum E {
+        Int(i32),
+        Text(String),
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    enum F {
+        Text(String),
+        Long(i64),
+    }
+    let (w, bytes) = write(r#"["int","string"]"#, &E::Text("t".into()));
+    let r = Schema::parse_str(r#"["string","long"]"#).unwrap();
+    let plan = DePlan::resolving(&w, &r).unwrap();
+    assert_eq!(
+        from_datum_slice::<F>(&bytes, &plan).unwrap(),
+        F::Text("t".into())
+    );
+    let (_, bytes) = write(r#"["int","string"]"#, &E::Int(3));
+    assert_eq!(from_datum_slice::<F>(&bytes, &plan).unwrap(), F::Long(3));
+}
+
+#[test]
+fn nested_record_default() {
+    #[derive(Serialize)]
+    struct Old {
+        a: i32,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Inner {
+        x: i32,
+        y: String,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct New {
+        a: i32,
+        inner: Inner,
+        maybe: Option<Inner>,
+    }
+    let (w, bytes) = write(
+        r#"{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}"#,
+        &Old { a: 1 },
+    );
+    let r = Schema::parse_str(
+        r#"{"type":"record","name":"R","fields":[{"name":"a","type":"int"},
+        {"name":"inner","type":{"type":"record","name":"I","fields":[{"name":"x","type":"int"},
+            {"name":"y","type":"string"}]},"default":{"x":2,"y":"why"}},
+        {"name":"maybe","type":["null","I"],"default":null}]}"#,
+    )
+    .unwrap();
+    let plan = DePlan::resolving(&w, &r).unwrap();
+    let got: New = from_datum_slice(&bytes, &plan).unwrap();
+    assert_eq!(
+        got,
+        New {
+            a: 1,
+            inner: Inner {
+                x: 2,
+                y: "why".into()
+            },
+            maybe: None
+        }
+    );
+}
+
+#[test]
+fn incompatible_pairs_fail_at_compile() {
+    let w = Schema::parse_str(r#""string""#).unwrap();
+    let r = Schema::parse_str(r#""int""#).unwrap();
+    assert_eq!(
+        DePlan::resolving(&w, &r).unwrap_err().kind(),
+        ErrorKind::Resolution
+    );
+}
