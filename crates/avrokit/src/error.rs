@@ -284,10 +284,7 @@ mod tests {
 
     #[test]
     fn error_is_one_pointer() {
-        assert_eq!(
-            std::mem::size_of::<Error>(),
-            std::mem::size_of::<usize>()
-        );
+        assert_eq!(std::mem::size_of::<Error>(), std::mem::size_of::<usize>());
         assert_eq!(
             std::mem::size_of::<Result<()>>(),
             std::mem::size_of::<usize>()

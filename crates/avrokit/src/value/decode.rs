@@ -14,7 +14,10 @@ use crate::schema::{LogicalType, NodeId, NodeKind, Schema};
 /// # Errors
 /// Malformed or truncated data (with its byte offset and the path of the value being read),
 /// or a length, count or depth beyond the decoder's [`Limits`](crate::Limits).
-pub fn read_value<'de, S: Source<'de>>(dec: &mut Decoder<'de, S>, schema: &Schema) -> Result<Value> {
+pub fn read_value<'de, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    schema: &Schema,
+) -> Result<Value> {
     let root = schema.root_id();
     read_node(dec, schema, root).map_err(|e| match schema.node(root).name() {
         Some(n) => e.in_field(n.name().to_owned()),

@@ -39,9 +39,7 @@ pub(crate) fn write_node<S: Sink>(
     match (&node.kind, value) {
         (NodeKind::Null, Value::Null) => Ok(()),
         (NodeKind::Boolean, Value::Boolean(b)) => enc.write_boolean(*b),
-        (NodeKind::Int, Value::Int(v) | Value::Date(v) | Value::TimeMillis(v)) => {
-            enc.write_int(*v)
-        }
+        (NodeKind::Int, Value::Int(v) | Value::Date(v) | Value::TimeMillis(v)) => enc.write_int(*v),
         (NodeKind::Long, Value::Int(v)) => enc.write_long(i64::from(*v)),
         (
             NodeKind::Long,
@@ -91,7 +89,10 @@ pub(crate) fn write_node<S: Sink>(
         (NodeKind::Fixed(f), Value::Decimal(d)) => {
             check_scale(node, d.scale())?;
             let b = d.to_fixed(f.size).ok_or_else(|| {
-                Error::data(format!("decimal {d} does not fit in fixed {} of {} bytes", f.name, f.size))
+                Error::data(format!(
+                    "decimal {d} does not fit in fixed {} of {} bytes",
+                    f.name, f.size
+                ))
             })?;
             enc.write_fixed(&b)
         }
@@ -109,7 +110,10 @@ pub(crate) fn write_node<S: Sink>(
         }
         (NodeKind::Enum(e), Value::String(s)) => match e.symbol_index(s) {
             Some(i) => enc.write_enum(i),
-            None => Err(Error::data(format!("{s:?} is not a symbol of enum {}", e.name))),
+            None => Err(Error::data(format!(
+                "{s:?} is not a symbol of enum {}",
+                e.name
+            ))),
         },
         (NodeKind::Record(r), Value::Record(fields)) => {
             if fields.len() != r.fields.len() {
@@ -122,7 +126,8 @@ pub(crate) fn write_node<S: Sink>(
             }
             let depth = enter(depth)?;
             for (f, v) in r.fields.iter().zip(fields) {
-                write_node(enc, v, schema, f.schema, depth).map_err(|e| e.in_field(f.name.clone()))?;
+                write_node(enc, v, schema, f.schema, depth)
+                    .map_err(|e| e.in_field(f.name.clone()))?;
             }
             Ok(())
         }
@@ -219,9 +224,7 @@ pub(crate) fn accepts(node: &Node, v: &Value) -> bool {
             Value::LocalTimestampMicros(_) => {
                 node.logical == Some(LogicalType::LocalTimestampMicros)
             }
-            Value::LocalTimestampNanos(_) => {
-                node.logical == Some(LogicalType::LocalTimestampNanos)
-            }
+            Value::LocalTimestampNanos(_) => node.logical == Some(LogicalType::LocalTimestampNanos),
             _ => false,
         },
         (NodeKind::Bytes | NodeKind::Fixed(_), Value::Decimal(_)) => {
@@ -246,5 +249,8 @@ fn mismatch(kind: &NodeKind, node: &Node, v: &Value) -> Error {
             None => kind.type_name().to_owned(),
         },
     };
-    Error::data(format!("expected {expected}, found a {} value", v.kind_name()))
+    Error::data(format!(
+        "expected {expected}, found a {} value",
+        v.kind_name()
+    ))
 }
