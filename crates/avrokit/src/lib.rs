@@ -16,7 +16,9 @@
 //!   compiled once ([`serde::SerPlan`], [`serde::DePlan`]), zero-copy from slices, schema
 //!   resolution included; [`AvroSchema`] (and `#[derive(AvroSchema)]`) for a type's schema.
 //! - [`container`]: object container files ([`container::Reader`], [`container::Writer`]):
-//!   codecs, appending, block copying, split reading.
+//!   codecs, appending, block copying, split reading; [`Value`]s or serde types.
+//! - [`single_object`]: single-object encoding (`C3 01` + schema fingerprint + datum) and the
+//!   Confluent schema-registry framing, for messages (Kafka, queues) of one datum each.
 //!
 //! # Example
 //! ```
@@ -61,6 +63,7 @@ pub mod json;
 pub mod resolution;
 pub mod schema;
 pub mod serde;
+pub mod single_object;
 pub mod value;
 
 #[doc(inline)]

@@ -12,6 +12,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::io::Limits;
 use crate::resolution::ResolvedPlan;
 use crate::schema::{NodeId, NodeKind, Schema};
+use crate::serde::DePlan;
 use crate::value::{read_value, read_value_resolved, Value};
 
 /// Decodes one datum of a container file from a decoder over the block's bytes.
@@ -714,6 +715,75 @@ impl<'a, R: Read> Reader<'a, R> {
         f: impl for<'de> FnOnce(&mut Decoder<'de>) -> Result<T>,
     ) -> Option<Result<T>> {
         self.step(|dec, _| f(dec)).transpose()
+    }
+
+    /// Reads the next record as a `T` through `plan`; `None` at the end of the file (or of the
+    /// split). The reader schema is the plan's: [`set_reader_schema`](Self::set_reader_schema)
+    /// does not apply here.
+    ///
+    /// `plan`'s writer schema must be this file's schema: compile it once from
+    /// [`schema()`](Self::schema) (`DePlan::compile(r.schema())`, or
+    /// `DePlan::resolving(r.schema(), &reader)`) so that the check is a pointer comparison.
+    /// Strings and bytes are copied out of the block (`T` cannot borrow from it).
+    ///
+    /// # Examples
+    /// ```
+    /// use avrokit::container::{Reader, Writer};
+    /// use avrokit::serde::DePlan;
+    /// use avrokit::{Schema, Value};
+    /// let schema = Schema::parse_str(r#""string""#)?;
+    /// let mut w = Writer::new(Vec::new(), &schema)?;
+    /// w.append(&Value::String("abc".into()))?;
+    /// let file = w.into_inner()?;
+    /// let mut r = Reader::from_slice(&file)?;
+    /// let plan = DePlan::compile(r.schema())?;
+    /// assert_eq!(r.next_serde::<String>(&plan).transpose()?, Some("abc".to_owned()));
+    /// assert!(r.next_serde::<String>(&plan).is_none());
+    /// # Ok::<(), avrokit::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A plan for another writer schema ([`ErrorKind::Schema`]), a corrupt or truncated file,
+    /// or data the type cannot hold, with the block and record named.
+    pub fn next_serde<T: serde::de::DeserializeOwned>(
+        &mut self,
+        plan: &DePlan,
+    ) -> Option<Result<T>> {
+        if plan.writer() != &self.schema {
+            return Some(Err(Error::schema(
+                "next_serde: the plan's writer schema is not the file's schema",
+            )));
+        }
+        self.next_with(|dec| crate::serde::deserialize_from(dec, plan))
+    }
+
+    /// An iterator over the remaining records as `T`s, read through `plan` (see
+    /// [`next_serde`](Self::next_serde)).
+    ///
+    /// # Examples
+    /// ```
+    /// use avrokit::container::{Reader, Writer};
+    /// use avrokit::serde::{DePlan, SerPlan};
+    /// use avrokit::Schema;
+    /// let schema = Schema::parse_str(r#""long""#)?;
+    /// let mut w = Writer::new(Vec::new(), &schema)?;
+    /// let ser = SerPlan::compile(w.schema())?;
+    /// for x in 1..=3i64 {
+    ///     w.append_serde(&x, &ser)?;
+    /// }
+    /// let file = w.into_inner()?;
+    /// let mut r = Reader::from_slice(&file)?;
+    /// let plan = DePlan::compile(r.schema())?;
+    /// let xs = r.serde_iter::<i64>(&plan).collect::<Result<Vec<_>, _>>()?;
+    /// assert_eq!(xs, [1, 2, 3]);
+    /// # Ok::<(), avrokit::Error>(())
+    /// ```
+    pub fn serde_iter<'r, T: serde::de::DeserializeOwned>(
+        &'r mut self,
+        plan: &DePlan,
+    ) -> impl Iterator<Item = Result<T>> + use<'r, 'a, R, T> {
+        let plan = plan.clone();
+        std::iter::from_fn(move || self.next_serde(&plan))
     }
 
     /// Reads one record with `f`, loading blocks as needed. Ends the reader on error.

@@ -13,6 +13,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::io::varint::{encode as encode_varint, zigzag64};
 use crate::io::Limits;
 use crate::schema::Schema;
+use crate::serde::SerPlan;
 use crate::value::{write_value, Value};
 
 /// Room kept in front of a block's payload for its count and size (two varints of at most ten
@@ -359,6 +360,57 @@ impl<W: Write> Writer<W> {
         self.check_poisoned()?;
         let before = self.block.len();
         if let Err(e) = f(&mut Encoder::new(&mut self.block)) {
+            self.block.truncate(before);
+            return Err(e);
+        }
+        self.count += 1;
+        self.after_append()
+    }
+
+    /// Appends one serde value as a record, encoded through `plan` straight into the block
+    /// buffer (no [`Value`] is built).
+    ///
+    /// `plan` must be compiled from this file's schema: compile it from
+    /// [`schema()`](Self::schema) (or a clone of the schema given to the writer) so that the
+    /// check is a pointer comparison; a plan from another parse of the same schema is accepted
+    /// but compared by canonical form on every call.
+    ///
+    /// # Examples
+    /// ```
+    /// use avrokit::container::{Reader, Writer};
+    /// use avrokit::serde::{DePlan, SerPlan};
+    /// use avrokit::Schema;
+    /// #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+    /// struct P { x: i64, tag: Option<String> }
+    /// let schema = Schema::parse_str(r#"{"type":"record","name":"P","fields":[
+    ///     {"name":"x","type":"long"},{"name":"tag","type":["null","string"]}]}"#)?;
+    /// let mut w = Writer::new(Vec::new(), &schema)?;
+    /// let plan = SerPlan::compile(w.schema())?;
+    /// w.append_serde(&P { x: 1, tag: None }, &plan)?;
+    /// let file = w.into_inner()?;
+    /// let mut r = Reader::from_slice(&file)?;
+    /// let de = DePlan::compile(r.schema())?;
+    /// assert_eq!(r.next_serde::<P>(&de).transpose()?, Some(P { x: 1, tag: None }));
+    /// # Ok::<(), avrokit::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A plan of another schema ([`ErrorKind::Schema`]), a value that does not fit the schema
+    /// (nothing of the record is kept), a poisoned writer, or a sink error while writing a full
+    /// block.
+    pub fn append_serde<T: serde::Serialize + ?Sized>(
+        &mut self,
+        value: &T,
+        plan: &SerPlan,
+    ) -> Result<()> {
+        if plan.schema() != &self.schema {
+            return Err(Error::schema(
+                "append_serde: the plan was compiled from another schema than the file's",
+            ));
+        }
+        self.check_poisoned()?;
+        let before = self.block.len();
+        if let Err(e) = crate::serde::to_datum_sink(value, plan, &mut self.block) {
             self.block.truncate(before);
             return Err(e);
         }

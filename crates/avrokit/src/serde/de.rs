@@ -214,23 +214,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
     /// value.
     #[inline]
     pub fn deserialize<T: de::Deserialize<'de>>(&mut self) -> Result<T> {
-        let p = &*self.plan.inner;
-        let pi = p.plan.inner();
-        let de = OpDe {
-            dec: &mut self.dec,
-            p,
-            op: pi.root,
-        };
-        match T::deserialize(de) {
-            Ok(v) => Ok(v),
-            Err(e) => {
-                let e = e.or_offset(self.dec.offset());
-                Err(match pi.reader.root().name() {
-                    Some(n) => e.in_field(n.name().to_owned()),
-                    None => e,
-                })
-            }
-        }
+        deserialize_from(&mut self.dec, &self.plan)
     }
 
     /// True when the input has no byte left.
@@ -249,6 +233,32 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
     /// Returns the decoder.
     pub fn into_decoder(self) -> Decoder<'de, S> {
         self.dec
+    }
+}
+
+/// Reads one datum as a `T` from a decoder the caller keeps: what [`Deserializer::deserialize`]
+/// does, for callers that only lend a decoder (the container reader's `next_with` hook).
+#[inline]
+pub(crate) fn deserialize_from<'de, S: Source<'de>, T: de::Deserialize<'de>>(
+    dec: &mut Decoder<'de, S>,
+    plan: &DePlan,
+) -> Result<T> {
+    let p = &*plan.inner;
+    let pi = p.plan.inner();
+    let de = OpDe {
+        dec: &mut *dec,
+        p,
+        op: pi.root,
+    };
+    match T::deserialize(de) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            let e = e.or_offset(dec.offset());
+            Err(match pi.reader.root().name() {
+                Some(n) => e.in_field(n.name().to_owned()),
+                None => e,
+            })
+        }
     }
 }
 

@@ -95,6 +95,7 @@ mod de;
 mod schema_of;
 mod ser;
 
+pub(crate) use de::deserialize_from;
 pub use de::{from_datum_reader, from_datum_slice, DePlan, Deserializer};
 pub use schema_of::AvroSchema;
 pub use ser::{to_datum_sink, to_datum_vec, to_datum_writer, SerPlan, Serializer};
