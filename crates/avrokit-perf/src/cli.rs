@@ -27,6 +27,8 @@ pub struct Options {
     pub compare: bool,
     /// `--foobar-1.8`: FooBar data in the 1.7.5-1.8.2 order.
     pub foobar_old: bool,
+    /// `--quick`.
+    pub quick: bool,
 }
 
 /// The result of parsing.
@@ -97,6 +99,7 @@ pub fn parse(args: &[String], registry: &[Spec]) -> Result<Parsed, String> {
         out_file: None,
         compare: false,
         foobar_old: false,
+        quick: false,
     };
     let (mut quick, mut cycles, mut budget) = (false, None, None);
     let mut it = args.iter().peekable();
@@ -145,6 +148,7 @@ pub fn parse(args: &[String], registry: &[Spec]) -> Result<Parsed, String> {
             o.count
         ));
     }
+    o.quick = quick;
     o.plan = match (quick, cycles) {
         (true, None) => Plan::quick(),
         (true, Some(n)) => Plan {

@@ -1,5 +1,7 @@
 //! Generic tests (batches `-generic` and `-generic-onetime`, WORKLOADS.md sections 6.3 and 6.4):
-//! records through avrokit's generic [`Value`], one datum at a time, 20833 per cycle.
+//! records through avrokit's generic [`Value`], one datum at a time, 20833 per cycle. The tests
+//! of plain records (Generic, GenericStrings, GenericNested_) also have an avrokit `serde` row,
+//! the like-for-like match of the peers' serde rows.
 
 use std::hint::black_box;
 use std::rc::Rc;
@@ -19,6 +21,7 @@ use crate::record::{
     RECORD_SCHEMA_WITH_DEFAULT, RECORD_SCHEMA_WITH_OUT_OF_ORDER, RECORD_SCHEMA_WITH_PROMOTION,
 };
 use crate::rng::JavaRandom;
+use crate::typed;
 
 /// GENERIC_STRINGS.
 pub const GENERIC_STRINGS: &str = r#"{"type":"record","name":"R","fields":[
@@ -277,6 +280,11 @@ fn generic_test(ctx: &Ctx) -> Test {
         n,
     ));
     let data = Rc::new(data);
+    test = test.with(typed::avrokit_serde::<Rec, Rec>(
+        RECORD_SCHEMA,
+        Some(data.clone()),
+        n,
+    ));
     let d = data.clone();
     test = limit::with_limit(
         test,
@@ -318,10 +326,16 @@ fn generic_strings_test(ctx: &Ctx) -> Test {
         Some(Rc::new(values)),
         n,
     ));
+    let data = Rc::new(data);
+    test = test.with(typed::avrokit_serde::<Strings3, Strings3>(
+        GENERIC_STRINGS,
+        Some(data.clone()),
+        n,
+    ));
     if ctx.compare {
         test = test.with_all(peers::all_peers::<Strings3, Strings3>(
             GENERIC_STRINGS,
-            Rc::new(data),
+            data,
             |s| {
                 arecord([
                     ("f1", AValue::String(s.f1.clone())),
@@ -343,8 +357,13 @@ fn generic_nested_test(ctx: &Ctx) -> Test {
         Some(values),
         n,
     ));
+    let nested: Rc<Vec<Nested>> = Rc::new(data.iter().map(Nested::from).collect());
+    test = test.with(typed::avrokit_serde::<Nested, Nested>(
+        NESTED_RECORD_SCHEMA,
+        Some(nested.clone()),
+        n,
+    ));
     if ctx.compare {
-        let nested = Rc::new(data.iter().map(Nested::from).collect());
         test = test.with_all(peers::all_peers::<Nested, Nested>(
             NESTED_RECORD_SCHEMA,
             nested,

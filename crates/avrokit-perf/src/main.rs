@@ -18,6 +18,7 @@
 mod avro3451;
 mod basic;
 mod cli;
+mod container;
 mod generic;
 mod harness;
 mod java;
@@ -30,6 +31,7 @@ mod rng;
 mod specific;
 #[cfg(test)]
 mod tests;
+mod typed;
 
 use std::io::Write;
 use std::process::ExitCode;

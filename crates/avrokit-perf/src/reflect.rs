@@ -12,7 +12,7 @@ use crate::limit::{self, RefDecoder};
 use crate::peers::{self, apache_serde_read, apache_serde_write, saf_read, saf_write};
 use crate::record::{rec_data, Rec};
 use crate::rng::JavaRandom;
-use crate::specific::NEEDS_SERDE;
+use crate::typed;
 
 const REC_SCHEMA: &str = r#"{"type":"record","name":"Rec","fields":[
     {"name":"f1","type":"double"},{"name":"f2","type":"double"},{"name":"f3","type":"double"},
@@ -92,8 +92,8 @@ fn large_array_size(r: &mut JavaRandom) -> usize {
     r.next_int_bounded(97) as usize + 16
 }
 
-/// A reflect test: `data` is the datums, `put` their reference encoding. avrokit waits for its
-/// serde front end; the peers run their serde paths.
+/// A reflect test: `data` is the datums, `put` their reference encoding. avrokit and the peers
+/// run their serde paths.
 fn reflect<T>(
     ctx: &Ctx,
     name: &'static str,
@@ -106,19 +106,14 @@ where
 {
     let bytes = limit::encode(|out| data.iter().for_each(|d| put(d, out)));
     let n = data.len();
-    let test = Test::new(name, n, bytes).with(pending());
+    let data = Rc::new(data);
+    let test =
+        Test::new(name, n, bytes).with(typed::avrokit_serde::<T, T>(schema, Some(data.clone()), n));
     if ctx.compare {
-        test.with_all(peers::serde_pair::<T, T>(schema, Some(Rc::new(data)), n))
+        test.with_all(peers::serde_pair::<T, T>(schema, Some(data), n))
     } else {
         test
     }
-}
-
-/// avrokit's typed path, until it lands.
-// TODO(serde): replace with avrokit's serde writer/reader of T over the test's schema, built
-// once per test as Java's reflect writer and reader are.
-fn pending() -> Impl {
-    Impl::new(Library::Avrokit, "serde").pending(NEEDS_SERDE)
 }
 
 /// ReflectRecord's class `Rec`: the Rec fields under the record name `Rec` (a separate type only
@@ -428,7 +423,8 @@ fn reflect_nested_large_test(ctx: &Ctx) -> Test {
 
 /// As ReflectNestedLargeFloatArray, written by Java's blocking encoder (254-byte blocks). Every
 /// library reads Java's blocked bytes; each writes its own block layout, so only a library that
-/// reproduces Java's blocking rule gets the reference SHA-256 on the write row.
+/// reproduces Java's blocking rule gets the reference SHA-256 on the write row: avrokit does,
+/// through `BlockingSink::java_compatible`.
 fn reflect_nested_large_blocked_test(ctx: &Ctx) -> Test {
     let data = float_foos(ctx.count / 60, large_array_size);
     let bytes = limit::encode(|out| {
@@ -436,9 +432,11 @@ fn reflect_nested_large_blocked_test(ctx: &Ctx) -> Test {
             .for_each(|f| limit::put_blocked_float_array(out, &f.float_bar, BLOCK_BYTES))
     });
     let n = data.len();
-    let mut test = Test::new("ReflectNestedLargeFloatArrayBlocked", n, bytes).with(pending());
+    let data = Rc::new(data);
+    let mut test = Test::new("ReflectNestedLargeFloatArrayBlocked", n, bytes).with(
+        typed::avrokit_serde_blocked::<FloatFoo, FloatFoo>(FLOAT_FOO, data.clone(), n, BLOCK_BYTES),
+    );
     if ctx.compare {
-        let data = Rc::new(data);
         test = test
             .with(
                 Impl::new(Library::ApacheAvro, "serde (blocks >= 254 B)")

@@ -6,13 +6,11 @@ use std::rc::Rc;
 use serde::{Deserialize, Serialize};
 
 use crate::basic::random_string;
-use crate::harness::{Ctx, Impl, Library, Spec, Test};
+use crate::harness::{Ctx, Spec, Test};
 use crate::limit::{self, RefDecoder};
 use crate::peers;
 use crate::rng::JavaRandom;
-
-/// Why the typed (reflect and specific) tests wait.
-pub const NEEDS_SERDE: &str = "needs serde front end";
+use crate::typed;
 
 /// FOOBAR_SCHEMA.
 pub const FOOBAR_SCHEMA: &str = r#"{"type":"record","name":"FooBarSpecificRecord",
@@ -153,10 +151,10 @@ fn foobar_test(ctx: &Ctx) -> Test {
     let data = Rc::new(foobar_data(ctx.count / 48, ctx.foobar_old));
     let n = data.len();
     let bytes = limit::encode(|out| data.iter().for_each(|f| f.put(out)));
-    let mut test = Test::new("FooBarSpecificRecordTest", n, bytes)
-        .with(Impl::new(Library::Avrokit, "serde").pending(NEEDS_SERDE));
-    // TODO(serde): avrokit's serde writer/reader for FooBar over FOOBAR_SCHEMA, as in
-    // `peers::serde_pair`.
+    let mut test =
+        Test::new("FooBarSpecificRecordTest", n, bytes).with(
+            typed::avrokit_serde::<FooBar, FooBar>(FOOBAR_SCHEMA, Some(data.clone()), n),
+        );
     let d = data.clone();
     test = limit::with_limit(
         test,

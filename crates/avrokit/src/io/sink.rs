@@ -309,11 +309,16 @@ impl<W: Write> Sink for DirectSink<W> {
 /// assert_eq!(out, [0x03, 0x04, 0x02, 0x04, 0x00]);
 /// # Ok::<(), avrokit::Error>(())
 /// ```
+///
+/// [`BlockingSink::java_compatible`] instead reproduces Java's `BlockingBinaryEncoder` (see
+/// there).
 pub struct BlockingSink<S: Sink> {
     inner: S,
     staged: Vec<u8>,
     frames: Vec<Frame>,
     block_size: usize,
+    /// Java's rule (`java_compatible`): `block_size` is the encoder's buffer size.
+    java: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -322,6 +327,10 @@ struct Frame {
     block_start: usize,
     /// Items in the current block.
     count: u64,
+    /// Where the current item starts in `staged` (Java mode).
+    item_start: usize,
+    /// The current item did not fit and is being written as a one-item block (Java mode).
+    overflow: bool,
 }
 
 impl<S: Sink> BlockingSink<S> {
@@ -332,7 +341,75 @@ impl<S: Sink> BlockingSink<S> {
             staged: Vec::new(),
             frames: Vec::new(),
             block_size: block_size.max(1),
+            java: false,
         }
+    }
+
+    /// A blocking sink that writes the blocks Java's `BlockingBinaryEncoder` writes when
+    /// configured with a `buffer_size`-byte block buffer (Java's `EncoderFactory`
+    /// `configureBlockSize`), byte for byte, for arrays and maps of **fixed-size** items
+    /// (`float`, `double`, records of them...) that contain no nested array or map.
+    ///
+    /// The rule: the items of a block are buffered until the next primitive write (a float, a
+    /// varint, a string's bytes) would make the block exceed `buffer_size` bytes. Then the
+    /// complete items buffered so far become a sized block (negative count, byte size, items),
+    /// the item being written becomes an "overflow" block of its own with a **positive** count
+    /// of 1 and no byte size, and buffering restarts with the following item. At the end of
+    /// the collection the remaining items form a final sized block, then `0`.
+    ///
+    /// For other shapes (nested collections, items of varying size) the output is valid Avro
+    /// that any reader accepts, but Java's encoder, whose buffer also holds enclosing headers
+    /// and compacts differently, may cut the blocks elsewhere.
+    ///
+    /// # Examples
+    /// ```
+    /// use avrokit::{Encoder, io::BlockingSink};
+    /// let mut out = Vec::new();
+    /// let mut enc = Encoder::new(BlockingSink::java_compatible(&mut out, 8));
+    /// enc.write_array_start(3)?;
+    /// for x in [1.0f32, 2.0, 3.0] {
+    ///     enc.start_item()?;
+    ///     enc.write_float(x)?;
+    /// }
+    /// enc.write_array_end()?;
+    /// drop(enc);
+    /// // -2 items, 8 bytes, floats 1 and 2; then 1 item (overflow, no size), float 3; end.
+    /// assert_eq!(out[..2], [0x03, 0x10]);
+    /// assert_eq!(out[10], 0x02);
+    /// assert_eq!(out.len(), 2 + 8 + 1 + 4 + 1);
+    /// # Ok::<(), avrokit::Error>(())
+    /// ```
+    pub fn java_compatible(inner: S, buffer_size: usize) -> BlockingSink<S> {
+        BlockingSink {
+            java: true,
+            ..BlockingSink::new(inner, buffer_size)
+        }
+    }
+
+    /// Java mode: the current item of the innermost frame does not fit with `extra` more
+    /// bytes. Closes the complete items as a sized block and opens a one-item block for it.
+    fn java_overflow(&mut self) {
+        let frame = *self.frames.last().expect("an open collection");
+        // The complete items: a sized block (header spliced in front of them).
+        let complete = frame.count - 1;
+        let mut shift = 0;
+        if complete > 0 {
+            let size = (frame.item_start - frame.block_start) as i64;
+            let mut header = Vec::with_capacity(20);
+            header
+                .write_varint(varint::zigzag64(-(complete as i64)))
+                .ok();
+            header.write_varint(varint::zigzag64(size)).ok();
+            shift = header.len();
+            self.staged
+                .splice(frame.block_start..frame.block_start, header);
+        }
+        // The current item: count +1, no size, then its bytes.
+        let at = frame.item_start + shift;
+        self.staged.insert(at, varint::zigzag64(1) as u8);
+        let frame = self.frames.last_mut().expect("an open collection");
+        frame.overflow = true;
+        frame.count = 0;
     }
 
     /// The inner sink.
@@ -362,12 +439,18 @@ impl<S: Sink> BlockingSink<S> {
 impl<S: Sink> Sink for BlockingSink<S> {
     #[inline]
     fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
-        if self.frames.is_empty() {
-            self.inner.write_bytes(bytes)
-        } else {
-            self.staged.extend_from_slice(bytes);
-            Ok(())
+        let Some(frame) = self.frames.last() else {
+            return self.inner.write_bytes(bytes);
+        };
+        if self.java
+            && !frame.overflow
+            && frame.count > 0
+            && self.staged.len() - frame.block_start + bytes.len() > self.block_size
+        {
+            self.java_overflow();
         }
+        self.staged.extend_from_slice(bytes);
+        Ok(())
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -381,6 +464,8 @@ impl<S: Sink> Sink for BlockingSink<S> {
         self.frames.push(Frame {
             block_start: self.staged.len(),
             count: 0,
+            item_start: self.staged.len(),
+            overflow: false,
         });
         Ok(())
     }
@@ -389,11 +474,18 @@ impl<S: Sink> Sink for BlockingSink<S> {
         let Some(frame) = self.frames.last_mut() else {
             return Err(Error::data("start_item outside an array or map"));
         };
-        if frame.count > 0 && self.staged.len() - frame.block_start >= self.block_size {
+        if self.java {
+            if frame.overflow {
+                // The overflow item is complete; buffering restarts with this one.
+                frame.overflow = false;
+                frame.block_start = self.staged.len();
+            }
+        } else if frame.count > 0 && self.staged.len() - frame.block_start >= self.block_size {
             self.close_block();
         }
         let frame = self.frames.last_mut().expect("checked above");
         frame.count += 1;
+        frame.item_start = self.staged.len();
         Ok(())
     }
 
@@ -410,5 +502,106 @@ impl<S: Sink> Sink for BlockingSink<S> {
             r?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Encoder;
+
+    fn varint(v: i64) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.write_varint(varint::zigzag64(v)).unwrap();
+        out
+    }
+
+    fn float_bytes(items: &[f32]) -> Vec<u8> {
+        items.iter().flat_map(|f| f.to_le_bytes()).collect()
+    }
+
+    /// The layout Java's BlockingBinaryEncoder (254-byte buffer) gives an array of `n` floats,
+    /// as the Perf workload catalog states it.
+    fn java_layout(items: &[f32]) -> Vec<u8> {
+        let n = items.len();
+        let mut out = Vec::new();
+        let sized = |out: &mut Vec<u8>, part: &[f32]| {
+            out.extend(varint(-(part.len() as i64)));
+            out.extend(varint(4 * part.len() as i64));
+            out.extend(float_bytes(part));
+        };
+        if n <= 63 {
+            sized(&mut out, items);
+        } else {
+            sized(&mut out, &items[..63]);
+            out.push(0x02);
+            out.extend(float_bytes(&items[63..64]));
+            if n > 64 {
+                sized(&mut out, &items[64..]);
+            }
+        }
+        out.push(0);
+        out
+    }
+
+    #[test]
+    fn java_compatible_blocks_match_java_for_float_arrays() {
+        for (n, len) in [
+            (56, 4 * 56 + 4),
+            (63, 4 * 63 + 4),
+            (64, 4 * 64 + 5),
+            (65, 4 * 65 + 7),
+            (80, 4 * 80 + 8),
+            (112, 4 * 112 + 8),
+        ] {
+            let items: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 7.0).collect();
+            let mut out = Vec::new();
+            let mut enc = Encoder::new(BlockingSink::java_compatible(&mut out, 254));
+            enc.write_array_start(n).unwrap();
+            for &f in &items {
+                enc.start_item().unwrap();
+                enc.write_float(f).unwrap();
+            }
+            enc.write_array_end().unwrap();
+            enc.flush().unwrap();
+            drop(enc);
+            let want = java_layout(&items);
+            assert_eq!(want.len(), len, "n = {n}: the catalog's total");
+            assert_eq!(out, want, "n = {n}");
+            if n >= 64 {
+                assert_eq!(out[..3], [0x7d, 0xf8, 0x03], "n = {n}: block A header");
+                assert_eq!(out[255], 0x02, "n = {n}: the overflow block's count");
+            }
+        }
+    }
+
+    #[test]
+    fn java_compatible_reads_back() {
+        let items: Vec<f32> = (0..200).map(|i| i as f32).collect();
+        let mut out = Vec::new();
+        let mut enc = Encoder::new(BlockingSink::java_compatible(&mut out, 254));
+        enc.write_array_start(items.len()).unwrap();
+        for &f in &items {
+            enc.start_item().unwrap();
+            enc.write_float(f).unwrap();
+        }
+        enc.write_array_end().unwrap();
+        drop(enc);
+        let mut dec = crate::Decoder::from_slice(&out);
+        let mut back = Vec::new();
+        loop {
+            let n = dec.read_long().unwrap();
+            if n == 0 {
+                break;
+            }
+            if n < 0 {
+                dec.read_long().unwrap();
+            }
+            for _ in 0..n.unsigned_abs() {
+                back.push(dec.read_float().unwrap());
+            }
+        }
+        assert_eq!(back, items);
+        assert!(dec.rest().is_empty());
     }
 }
