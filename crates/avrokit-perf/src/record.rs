@@ -5,8 +5,9 @@
 use std::hint::black_box;
 use std::rc::Rc;
 
+use avrokit::encode::ValidatingEncoder;
 use avrokit::resolution::ResolvingDecoder;
-use avrokit::{Decoder, Encoder};
+use avrokit::{Decoder, Encoder, Schema};
 use serde::{Deserialize, Serialize};
 
 use crate::generic;
@@ -14,9 +15,6 @@ use crate::harness::{reader, writer, Ctx, Impl, Library, ReadFn, Side, Spec, Tes
 use crate::limit::{self, check_consumed, RefDecoder};
 use crate::peers::{self, arecord, AValue};
 use crate::rng::JavaRandom;
-
-/// Why ValidatingRecordWrite waits: avrokit has no schema-checked raw encoder.
-pub const NEEDS_VALIDATING: &str = "needs a validating (schema-checked) Encoder";
 
 /// RECORD_SCHEMA (name `R`).
 pub const RECORD_SCHEMA: &str = r#"{"type":"record","name":"R","fields":[
@@ -244,13 +242,27 @@ const REC_FIELDS: &[Field] = &[D, D, D, I, I, I];
 fn validating_record_test(ctx: &Ctx) -> Test {
     let data = Rc::new(rec_data(ctx.count / 6));
     let n = data.len();
-    // avrokit has no validating encoder. Its ResolvingDecoder over an identity plan checks every
-    // typed read against the schema, which is what Java's ValidatingDecoder does.
+    // Writes go through avrokit's ValidatingEncoder (every call checked against the schema, as
+    // Java's ValidatingEncoder does); reads through its ResolvingDecoder over an identity plan,
+    // which checks every typed read against the schema like Java's ValidatingDecoder.
+    let schema = Schema::parse_str(RECORD_SCHEMA).expect("RECORD_SCHEMA parses");
+    let wdata = data.clone();
     let avrokit = Impl::new(Library::Avrokit, "ResolvingDecoder (checked)")
-        .write_api("Encoder (validating)")
-        .write(Side::Pending(NEEDS_VALIDATING))
+        .write_api("ValidatingEncoder")
+        .write(writer(move |out| {
+            let mut enc = ValidatingEncoder::new(out, &schema);
+            for r in wdata.iter() {
+                enc.write_double(r.f1)?;
+                enc.write_double(r.f2)?;
+                enc.write_double(r.f3)?;
+                enc.write_int(r.f4)?;
+                enc.write_int(r.f5)?;
+                enc.write_int(r.f6)?;
+            }
+            enc.flush()?;
+            Ok(())
+        }))
         .read(avrokit_resolving(RECORD_SCHEMA, REC_FIELDS, n));
-    // TODO(validating): the `avrokit_raw` writes through a schema-checked encoder.
     let mut test = Test::new("ValidatingRecord", n, rec_bytes(&data)).with(avrokit);
     if ctx.compare {
         // The peers' schema-driven paths check every value against the schema already.

@@ -25,11 +25,15 @@
 //! `io::Write`, use [`Encoder::buffered`]: it hands the writer 64 KiB chunks, never a few bytes at
 //! a time.
 
+mod validating;
+
 use std::io::Write;
 
 use crate::error::Result;
 use crate::io::varint::{zigzag32, zigzag64};
 use crate::io::{BlockingSink, BufferedSink, DirectSink, Sink};
+
+pub use validating::ValidatingEncoder;
 
 /// Writes Avro binary data into a [`Sink`].
 pub struct Encoder<S: Sink> {
