@@ -65,8 +65,6 @@ impl Library {
 pub enum Side<F> {
     /// Measured.
     Run(F),
-    /// Waits for an avrokit feature that is not there yet.
-    Pending(&'static str),
     /// The library cannot express this test (or failed to set it up); the reason is printed.
     NotApplicable(String),
     /// Not provided (the test has no such direction, or the implementation left it out).
@@ -129,14 +127,6 @@ impl Impl {
     pub fn write_api(mut self, api: impl Into<String>) -> Self {
         self.write_api = Some(api.into());
         self
-    }
-
-    /// Marks both directions as waiting for an avrokit feature (no row waits at the moment;
-    /// kept for the next feature a test needs).
-    #[allow(dead_code)]
-    pub fn pending(self, reason: &'static str) -> Self {
-        self.read(Side::Pending(reason))
-            .write(Side::Pending(reason))
     }
 
     /// Marks both directions as not expressible with this library.
@@ -341,8 +331,6 @@ pub struct Measurement {
 pub enum Outcome {
     /// Timed.
     Measured(Measurement),
-    /// Waiting for an avrokit feature.
-    Pending(String),
     /// Not expressible with this library.
     NotApplicable(String),
     /// The routine returned an error.
@@ -457,7 +445,6 @@ fn with_bytes(mut outcome: Outcome, per_cycle: Option<usize>) -> Outcome {
 fn not_run<F>(side: &Side<F>) -> Outcome {
     match side {
         Side::Run(_) => unreachable!("runnable sides are timed"),
-        Side::Pending(why) => Outcome::Pending(format!("pending: {why}")),
         Side::NotApplicable(why) => Outcome::NotApplicable(format!("n/a: {why}")),
         Side::Absent => Outcome::NotApplicable("n/a: not implemented for this library".into()),
     }
