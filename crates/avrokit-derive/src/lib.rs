@@ -6,16 +6,30 @@
 //! | Rust | Avro |
 //! |---|---|
 //! | struct with named fields | `record` named after the struct, fields in declaration order |
-//! | newtype struct `struct M(T)` | `T`'s schema |
+//! | newtype struct `struct M(T)` | `T`'s schema; `struct Md5([u8; 16])` is a `fixed` named `Md5` (in the type's namespace) |
 //! | unit struct | `record` without fields |
 //! | enum of unit variants | `enum`, a symbol per variant (`#[serde(other)]` marks the default) |
 //! | enum with data | `union` of a branch per variant, in order: unit and struct variants are records named after the variant, a newtype variant `V(T)` is `T`'s schema |
 //! | `Option<T>` | `["null", T]` |
 //! | `Vec<u8>`, `&[u8]`, `serde_bytes::ByteBuf`, `#[serde(with = "serde_bytes")]` | `bytes` |
-//! | `[u8; N]` | `fixed` of size N |
+//! | `[u8; N]` (also inside `Option`, `Vec`...) | `fixed` of size N named `<Record>_<field>` (`<Enum>_<Variant>` in a newtype variant), or `#[avro(fixed_name = "...")]` |
 //! | `Vec<T>`, `HashSet<T>`... | `array` |
 //! | `HashMap<String, V>`, `BTreeMap<String, V>` | `map` |
+//! | `uuid::Uuid` (avrokit feature `uuid`) | `{"type":"string","logicalType":"uuid"}` |
+//! | chrono `NaiveDate`, time `Date` (features `chrono`, `time`) | `{"type":"int","logicalType":"date"}` |
+//! | chrono `NaiveTime`, time `Time` | `long` `time-micros` (`time-millis` on request: then an `int`) |
+//! | chrono `DateTime<Tz>`, time `OffsetDateTime` | `long` `timestamp-micros` (`-millis`, `-nanos` on request) |
+//! | chrono `NaiveDateTime`, time `PrimitiveDateTime` | `long` `local-timestamp-micros` (`-millis`, `-nanos` on request) |
 //! | any other type `T` | `<T as AvroSchema>` (primitives, `String`, `Box<T>`, other derived types, recursively by name) |
+//!
+//! The date, time and uuid types need no serde attribute: avrokit's serializer turns the text
+//! or components they serialize to into the numbers on the wire, and back (see
+//! `avrokit::serde`).
+//!
+//! Names: a type without `#[avro(namespace)]` takes the namespace of the first named type it is
+//! used in, as Avro says. Each named type is written in full once and referred to by its
+//! fullname after that; two different Rust types (or two sizes of fixed) with one Avro
+//! fullname make `schema()` panic, since Avro cannot tell them apart.
 //!
 //! Attributes:
 //! - `#[avro(namespace = "a.b")]`, `#[avro(name = "Other")]` on the type; doc comments become
@@ -25,7 +39,13 @@
 //!   `with = "serde_bytes"` and `other` are honoured; `flatten` and non-external enum tagging
 //!   are rejected with a compile error.
 //! - On a field: `#[avro(logical_type = "timestamp-millis")]` (with `precision` and `scale`
-//!   for `decimal`), `#[avro(default = "<JSON>")]` for an explicit default.
+//!   for `decimal`) to annotate the field's type or change a date or time type's precision (a
+//!   logical type that cannot annotate a known type, `date` on a `DateTime` or an `f64`, is a
+//!   compile error); `#[avro(default = "<JSON>")]` for an explicit default (a date or time
+//!   default from `#[serde(default)]` is converted to its number);
+//!   `#[avro(fixed_name = "Md5")]` names the `fixed` of a `[u8; N]` field (a simple name takes
+//!   the record's namespace; fields with the same name share one type, which must have one
+//!   size).
 //!
 //! Errors in the input type are `compile_error!`s pointing at the offending item.
 
@@ -106,6 +126,7 @@ struct FieldAttrs {
     precision: Option<u32>,
     scale: Option<u32>,
     avro_default: Option<LitStr>,
+    fixed_name: Option<LitStr>,
 }
 
 fn lit_str(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<LitStr> {
@@ -258,10 +279,23 @@ fn field_attrs(attrs: &[Attribute], errs: &mut Errors) -> FieldAttrs {
                     f.avro_default = Some(lit_str(&meta)?);
                 } else if p.is_ident("rename") {
                     f.rename = Some(lit_str(&meta)?.value());
+                } else if p.is_ident("fixed_name") {
+                    let s = lit_str(&meta)?;
+                    if !s.value().split('.').all(valid_name) {
+                        return Err(syn::Error::new(
+                            s.span(),
+                            format!(
+                                "{:?} is not a valid Avro name: dot-separated names of \
+                                 [A-Za-z_][A-Za-z0-9_]*",
+                                s.value()
+                            ),
+                        ));
+                    }
+                    f.fixed_name = Some(s);
                 } else {
                     return Err(meta.error(
                         "unknown avro attribute on a field: expected `logical_type`, \
-                         `precision`, `scale`, `default` or `rename`",
+                         `precision`, `scale`, `default`, `rename` or `fixed_name`",
                     ));
                 }
                 Ok(())
@@ -389,20 +423,33 @@ fn is_u8(ty: &Type) -> bool {
     matches!(path_parts(ty), Some((n, a)) if n == "u8" && a.is_empty())
 }
 
-/// Tokens computing the schema JSON of `ty` (with `names: &mut Names` in scope).
-fn type_json(ty: &Type, bytes: bool) -> syn::Result<Tokens> {
+/// The name a `[u8; N]` inside a type gets as a `fixed`, and whether the type has one.
+struct FixedName {
+    name: String,
+    used: bool,
+}
+
+impl FixedName {
+    fn new(name: String) -> FixedName {
+        FixedName { name, used: false }
+    }
+}
+
+/// Tokens computing the schema JSON of `ty` (with `names: &mut Names` in scope); a `[u8; N]`
+/// in it is a `fixed` named `fixed.name`.
+fn type_json(ty: &Type, bytes: bool, fixed: &mut FixedName) -> syn::Result<Tokens> {
     let p = quote!(::avrokit::__private);
     if let Some((name, args)) = path_parts(ty) {
         match (name.as_str(), args.as_slice()) {
             ("Option", [inner]) => {
-                let inner = type_json(inner, bytes)?;
+                let inner = type_json(inner, bytes, fixed)?;
                 return Ok(quote!(#p::optional_json(#inner)));
             }
             (_, _) if bytes => return Ok(quote!(#p::json!("bytes"))),
             ("Vec", [inner]) if is_u8(inner) => return Ok(quote!(#p::json!("bytes"))),
             ("ByteBuf", []) | ("Bytes", []) => return Ok(quote!(#p::json!("bytes"))),
             ("Vec" | "VecDeque" | "HashSet" | "BTreeSet" | "LinkedList", [inner, ..]) => {
-                let inner = type_json(inner, false)?;
+                let inner = type_json(inner, false, fixed)?;
                 return Ok(quote!(#p::array_json(#inner)));
             }
             ("HashMap" | "BTreeMap", [key, value, ..]) => {
@@ -433,26 +480,30 @@ fn type_json(ty: &Type, bytes: bool) -> syn::Result<Tokens> {
                         "Avro maps have string keys: use String (or an integer) as the key type",
                     ));
                 }
-                let value = type_json(value, false)?;
+                let value = type_json(value, false, fixed)?;
                 return Ok(quote!(#p::map_json(#value)));
             }
-            ("Box" | "Arc" | "Rc", [inner]) => return type_json(inner, bytes),
-            ("Cow", [inner]) => return type_json(inner, bytes),
+            ("Box" | "Arc" | "Rc", [inner]) => return type_json(inner, bytes, fixed),
+            ("Cow", [inner]) => return type_json(inner, bytes, fixed),
             _ => {}
         }
     }
     match ty {
         Type::Reference(r) => match &*r.elem {
             Type::Slice(s) if is_u8(&s.elem) => Ok(quote!(#p::json!("bytes"))),
-            elem => type_json(elem, bytes),
+            elem => type_json(elem, bytes, fixed),
         },
         Type::Slice(s) if is_u8(&s.elem) => Ok(quote!(#p::json!("bytes"))),
         Type::Slice(s) => {
-            let inner = type_json(&s.elem, false)?;
+            let inner = type_json(&s.elem, false, fixed)?;
             Ok(quote!(#p::array_json(#inner)))
         }
         _ if bytes => Ok(quote!(#p::json!("bytes"))),
-        Type::Array(a) if is_u8(&a.elem) => Ok(quote!(<#ty as ::avrokit::AvroSchema>::__avro_json(names))),
+        Type::Array(a) if is_u8(&a.elem) => {
+            fixed.used = true;
+            let name = &fixed.name;
+            Ok(quote!(#p::fixed_json(names, #name, ::core::mem::size_of::<#ty>())))
+        }
         Type::Array(a) => Err(syn::Error::new(
             a.span(),
             "AvroSchema supports arrays of u8 only ([u8; N] is a fixed); use Vec<T> for an Avro array",
@@ -462,8 +513,8 @@ fn type_json(ty: &Type, bytes: bool) -> syn::Result<Tokens> {
             t.span(),
             "AvroSchema cannot name a tuple: use a struct (an Avro record needs field names)",
         )),
-        Type::Paren(t) => type_json(&t.elem, bytes),
-        Type::Group(t) => type_json(&t.elem, bytes),
+        Type::Paren(t) => type_json(&t.elem, bytes, fixed),
+        Type::Group(t) => type_json(&t.elem, bytes, fixed),
         Type::Path(_) => {
             Ok(quote_spanned!(ty.span()=> <#ty as ::avrokit::AvroSchema>::__avro_json(names)))
         }
@@ -474,10 +525,57 @@ fn type_json(ty: &Type, bytes: bool) -> syn::Result<Tokens> {
     }
 }
 
-/// The JSON of one record field, or `None` for a skipped one.
+/// Why `logical` cannot annotate `ty`, for the types whose Avro type the derive knows (the
+/// standard ones, chrono's, time's, uuid's); `None` when it can or the type is unknown.
+fn logical_misfit(ty: &Type, logical: &str) -> Option<String> {
+    let (name, args) = path_parts(ty)?;
+    if name == "Option" && args.len() == 1 {
+        return logical_misfit(args[0], logical);
+    }
+    const TIMESTAMPS: &[&str] = &["timestamp-millis", "timestamp-micros", "timestamp-nanos"];
+    const LOCAL: &[&str] = &[
+        "local-timestamp-millis",
+        "local-timestamp-micros",
+        "local-timestamp-nanos",
+    ];
+    const LONG: &[&str] = &[
+        "time-micros",
+        "timestamp-millis",
+        "timestamp-micros",
+        "timestamp-nanos",
+        "local-timestamp-millis",
+        "local-timestamp-micros",
+        "local-timestamp-nanos",
+    ];
+    let allowed: &[&str] = match name.as_str() {
+        "DateTime" | "OffsetDateTime" | "UtcDateTime" => TIMESTAMPS,
+        "NaiveDateTime" | "PrimitiveDateTime" | "PlainDateTime" => LOCAL,
+        "NaiveTime" | "Time" => &["time-millis", "time-micros"],
+        "NaiveDate" | "Date" => &["date"],
+        "Uuid" | "String" | "str" => &["uuid"],
+        "i8" | "i16" | "i32" | "u8" | "u16" => &["date", "time-millis"],
+        "i64" | "u32" | "u64" => LONG,
+        "f32" | "f64" | "bool" | "char" => &[],
+        _ => return None,
+    };
+    if allowed.contains(&logical) {
+        return None;
+    }
+    Some(if allowed.is_empty() {
+        format!("logical type {logical:?} cannot annotate {name}")
+    } else {
+        format!(
+            "logical type {logical:?} cannot annotate {name}: expected {}",
+            allowed.join(", ")
+        )
+    })
+}
+
+/// The JSON of one record field of record `record`, or `None` for a skipped one.
 fn field_json(
     field: &syn::Field,
     index: usize,
+    record: &str,
     rename_all: Option<&str>,
     container_default: bool,
     errs: &mut Errors,
@@ -508,15 +606,29 @@ fn field_json(
         ));
     }
     let ty = &field.ty;
-    let mut schema = match type_json(ty, attrs.bytes) {
+    let mut fixed = FixedName::new(match &attrs.fixed_name {
+        Some(n) => n.value(),
+        None => format!("{record}_{name}"),
+    });
+    let mut schema = match type_json(ty, attrs.bytes, &mut fixed) {
         Ok(t) => t,
         Err(e) => {
             errs.push(e);
             return None;
         }
     };
+    if let (Some(n), false) = (&attrs.fixed_name, fixed.used) {
+        errs.push(syn::Error::new(
+            n.span(),
+            "`fixed_name` names the Avro fixed of a [u8; N] field (or Option<[u8; N]>, \
+             Vec<[u8; N]>...); this field has none",
+        ));
+    }
     let optional = matches!(path_parts(ty), Some((n, a)) if n == "Option" && a.len() == 1);
-    if let Some((lt, _)) = &attrs.logical {
+    if let Some((lt, span)) = &attrs.logical {
+        if let Some(why) = logical_misfit(ty, lt) {
+            errs.push(syn::Error::new(*span, why));
+        }
         let mut extra = Vec::new();
         if let Some(pr) = attrs.precision {
             extra.push(quote!(("precision", #p::json!(#pr))));
@@ -525,7 +637,7 @@ fn field_json(
             extra.push(quote!(("scale", #p::json!(#sc))));
         }
         let base = match (optional, path_parts(ty)) {
-            (true, Some((_, args))) => match type_json(args[0], attrs.bytes) {
+            (true, Some((_, args))) => match type_json(args[0], attrs.bytes, &mut fixed) {
                 Ok(t) => t,
                 Err(e) => {
                     errs.push(e);
@@ -565,44 +677,63 @@ fn field_json(
         None
     };
     let doc = docs(&field.attrs).map(|d| quote!(f.insert("doc".into(), #p::json!(#d));));
-    let default = default.map(|d| quote!(f.insert("default".into(), #d);));
+    // A date or time default given as text (chrono's serde form) becomes its count.
+    let (default_let, default) = match default {
+        Some(d) => (
+            quote!(let default = #p::logical_default(&schema, #d);),
+            quote!(f.insert("default".into(), default);),
+        ),
+        None => (quote!(), quote!()),
+    };
     Some(quote!({
+        let schema = #schema;
+        #default_let
         let mut f = #p::Map::new();
         f.insert("name".into(), #p::json!(#name));
-        f.insert("type".into(), #schema);
+        f.insert("type".into(), schema);
         #doc
         #default
         fields.push(#p::Json::Object(f));
     }))
 }
 
-/// A record definition (or a reference by name when `names` has it).
+/// `Some("ns")` or `None` as tokens.
+fn opt_str(s: Option<&str>) -> Tokens {
+    match s {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// A record definition (or a reference by fullname when `names` has it). `owner` names the Rust
+/// type (or variant) it stands for, to catch two types with one Avro name.
 fn record_json(
     name: &str,
     namespace: Option<&str>,
     doc: Option<String>,
     fields: Vec<Tokens>,
+    owner: Tokens,
 ) -> Tokens {
     let p = quote!(::avrokit::__private);
-    let fullname = match namespace {
-        Some(ns) if !ns.is_empty() => format!("{ns}.{name}"),
-        _ => name.to_owned(),
-    };
+    let ns_opt = opt_str(namespace);
     let ns = namespace.map(|ns| quote!(obj.insert("namespace".into(), #p::json!(#ns));));
     let doc = doc.map(|d| quote!(obj.insert("doc".into(), #p::json!(#d));));
     quote!({
-        if names.define(#fullname) {
-            let mut fields: ::std::vec::Vec<#p::Json> = ::std::vec::Vec::new();
-            #(#fields)*
-            let mut obj = #p::Map::new();
-            obj.insert("type".into(), #p::json!("record"));
-            obj.insert("name".into(), #p::json!(#name));
-            #ns
-            #doc
-            obj.insert("fields".into(), #p::Json::Array(fields));
-            #p::Json::Object(obj)
-        } else {
-            #p::json!(#fullname)
+        match names.named_type(#name, #ns_opt, #owner) {
+            ::core::result::Result::Ok(full) => {
+                names.enter(&full);
+                let mut fields: ::std::vec::Vec<#p::Json> = ::std::vec::Vec::new();
+                #(#fields)*
+                names.leave();
+                let mut obj = #p::Map::new();
+                obj.insert("type".into(), #p::json!("record"));
+                obj.insert("name".into(), #p::json!(#name));
+                #ns
+                #doc
+                obj.insert("fields".into(), #p::Json::Array(fields));
+                #p::Json::Object(obj)
+            }
+            ::core::result::Result::Err(full) => #p::Json::String(full),
         }
     })
 }
@@ -623,6 +754,12 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
     let doc = docs(&input.attrs);
     let p = quote!(::avrokit::__private);
     let rename_all = c.rename_all.as_deref();
+    let owner = quote!(::core::any::type_name::<Self>());
+    // A newtype of `[u8; N]` is a fixed named after the type.
+    let qualified = match ns {
+        Some(ns) if !ns.is_empty() => format!("{ns}.{name}"),
+        _ => name.clone(),
+    };
 
     let body = match &input.data {
         Data::Struct(s) => match &s.fields {
@@ -630,7 +767,8 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 match f.unnamed.iter().next() {
                     Some(inner) => {
                         let attrs = field_attrs(&inner.attrs, &mut errs);
-                        type_json(&inner.ty, attrs.bytes).unwrap_or_else(|e| {
+                        let mut fixed = FixedName::new(qualified.clone());
+                        type_json(&inner.ty, attrs.bytes, &mut fixed).unwrap_or_else(|e| {
                             errs.push(e);
                             quote!(#p::Json::Null)
                         })
@@ -639,19 +777,22 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 }
             }
             Fields::Named(f) if c.transparent => match f.named.iter().next() {
-                Some(inner) => type_json(&inner.ty, false).unwrap_or_else(|e| {
-                    errs.push(e);
-                    quote!(#p::Json::Null)
-                }),
+                Some(inner) => {
+                    let mut fixed = FixedName::new(qualified.clone());
+                    type_json(&inner.ty, false, &mut fixed).unwrap_or_else(|e| {
+                        errs.push(e);
+                        quote!(#p::Json::Null)
+                    })
+                }
                 None => quote!(#p::Json::Null),
             },
             fields => {
                 let fields: Vec<Tokens> = fields
                     .iter()
                     .enumerate()
-                    .filter_map(|(i, f)| field_json(f, i, rename_all, c.default, &mut errs))
+                    .filter_map(|(i, f)| field_json(f, i, &name, rename_all, c.default, &mut errs))
                     .collect();
-                record_json(&name, ns, doc, fields)
+                record_json(&name, ns, doc, fields, owner.clone())
             }
         },
         Data::Enum(e) => {
@@ -691,12 +832,18 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                     continue;
                 }
                 let vdoc = docs(&v.attrs);
+                let vident = v.ident.to_string();
+                let vowner = quote!(&::std::format!("{}::{}", #owner, #vident));
                 branches.push(match &v.fields {
-                    Fields::Unit => record_json(&vname, ns, vdoc, Vec::new()),
+                    Fields::Unit => record_json(&vname, ns, vdoc, Vec::new(), vowner),
                     Fields::Unnamed(f) if f.unnamed.len() == 1 => {
                         let inner = &f.unnamed[0];
                         let a = field_attrs(&inner.attrs, &mut errs);
-                        type_json(&inner.ty, a.bytes).unwrap_or_else(|e| {
+                        let mut fixed = FixedName::new(match &a.fixed_name {
+                            Some(n) => n.value(),
+                            None => format!("{qualified}_{vname}"),
+                        });
+                        type_json(&inner.ty, a.bytes, &mut fixed).unwrap_or_else(|e| {
                             errs.push(e);
                             quote!(#p::Json::Null)
                         })
@@ -705,33 +852,31 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                         let fields: Vec<Tokens> = fields
                             .iter()
                             .enumerate()
-                            .filter_map(|(i, f)| field_json(f, i, None, false, &mut errs))
+                            .filter_map(|(i, f)| field_json(f, i, &vname, None, false, &mut errs))
                             .collect();
-                        record_json(&vname, ns, vdoc, fields)
+                        record_json(&vname, ns, vdoc, fields, vowner)
                     }
                 });
             }
             if all_unit {
-                let fullname = match ns {
-                    Some(ns) if !ns.is_empty() => format!("{ns}.{name}"),
-                    _ => name.clone(),
-                };
+                let ns_opt = opt_str(ns);
                 let nsq = ns.map(|ns| quote!(obj.insert("namespace".into(), #p::json!(#ns));));
                 let docq = doc.map(|d| quote!(obj.insert("doc".into(), #p::json!(#d));));
                 let defq =
                     default_symbol.map(|d| quote!(obj.insert("default".into(), #p::json!(#d));));
                 quote!({
-                    if names.define(#fullname) {
-                        let mut obj = #p::Map::new();
-                        obj.insert("type".into(), #p::json!("enum"));
-                        obj.insert("name".into(), #p::json!(#name));
-                        #nsq
-                        #docq
-                        obj.insert("symbols".into(), #p::json!([#(#symbols),*]));
-                        #defq
-                        #p::Json::Object(obj)
-                    } else {
-                        #p::json!(#fullname)
+                    match names.named_type(#name, #ns_opt, #owner) {
+                        ::core::result::Result::Ok(_) => {
+                            let mut obj = #p::Map::new();
+                            obj.insert("type".into(), #p::json!("enum"));
+                            obj.insert("name".into(), #p::json!(#name));
+                            #nsq
+                            #docq
+                            obj.insert("symbols".into(), #p::json!([#(#symbols),*]));
+                            #defq
+                            #p::Json::Object(obj)
+                        }
+                        ::core::result::Result::Err(full) => #p::Json::String(full),
                     }
                 })
             } else {

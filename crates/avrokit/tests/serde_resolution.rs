@@ -215,3 +215,114 @@ fn incompatible_pairs_fail_at_compile() {
         ErrorKind::Resolution
     );
 }
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct RecA {
+    a: i32,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct RecB {
+    b: String,
+}
+
+/// Variants named unlike the records: read by position.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+enum Either {
+    First(RecA),
+    Second(RecB),
+}
+
+const REC_A: &str = r#"{"type":"record","name":"RecA","fields":[{"name":"a","type":"int"}]}"#;
+const REC_B: &str = r#"{"type":"record","name":"RecB","fields":[{"name":"b","type":"string"}]}"#;
+
+#[test]
+fn option_of_an_enum_over_a_union_with_null_skips_the_null_branch() {
+    let ab = format!(r#"["null",{REC_A},{REC_B}]"#);
+    let ba = format!(r#"["null",{REC_B},{REC_A}]"#);
+    let values = [
+        None,
+        Some(Either::First(RecA { a: -7 })),
+        Some(Either::Second(RecB { b: "x".into() })),
+    ];
+    // Without a reader schema.
+    let schema = Schema::parse_str(&ab).unwrap();
+    let plan = DePlan::compile(&schema).unwrap();
+    for (i, v) in values.iter().enumerate() {
+        let (_, bytes) = write(&ab, v);
+        assert_eq!(bytes[0], 2 * i as u8, "branch {i} written for {v:?}");
+        assert_eq!(
+            &from_datum_slice::<Option<Either>>(&bytes, &plan).unwrap(),
+            v
+        );
+    }
+    // With a reader schema: written in the other order, read in the Rust enum's.
+    let reader = Schema::parse_str(&ab).unwrap();
+    for v in &values {
+        let (writer, bytes) = write(&ba, v);
+        let plan = DePlan::resolving(&writer, &reader).unwrap();
+        assert_eq!(
+            &from_datum_slice::<Option<Either>>(&bytes, &plan).unwrap(),
+            v
+        );
+    }
+    // `null` first and the record branches renamed in the reader (aliases): still by position.
+    let renamed = r#"["null",
+        {"type":"record","name":"X","aliases":["RecA"],"fields":[{"name":"a","type":"int"}]},
+        {"type":"record","name":"Y","aliases":["RecB"],"fields":[{"name":"b","type":"string"}]}]"#;
+    let reader = Schema::parse_str(renamed).unwrap();
+    for v in &values {
+        let (writer, bytes) = write(&ab, v);
+        let plan = DePlan::resolving(&writer, &reader).unwrap();
+        assert_eq!(
+            &from_datum_slice::<Option<Either>>(&bytes, &plan).unwrap(),
+            v
+        );
+    }
+}
+
+#[test]
+fn an_enum_with_a_variant_for_null_keeps_positions() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    enum Three {
+        Nothing,
+        First(RecA),
+        Second(RecB),
+    }
+    let ab = format!(r#"["null",{REC_A},{REC_B}]"#);
+    let plan = DePlan::compile(&Schema::parse_str(&ab).unwrap()).unwrap();
+    for (bytes, v) in [
+        (vec![0], Three::Nothing),
+        (vec![2, 3], Three::First(RecA { a: -2 })),
+        (vec![4, 2, b'y'], Three::Second(RecB { b: "y".into() })),
+    ] {
+        assert_eq!(from_datum_slice::<Three>(&bytes, &plan).unwrap(), v);
+    }
+}
+
+#[test]
+fn optional_byte_arrays_and_bytes_as_sequences() {
+    let fixed = r#"["null",{"type":"fixed","name":"F","size":4}]"#;
+    let (schema, bytes) = write(fixed, &Some([1u8, 2, 3, 4]));
+    assert_eq!(bytes, [2, 1, 2, 3, 4]);
+    let plan = DePlan::compile(&schema).unwrap();
+    assert_eq!(
+        from_datum_slice::<Option<[u8; 4]>>(&bytes, &plan).unwrap(),
+        Some([1, 2, 3, 4])
+    );
+    let (schema, bytes) = write(r#"["null","bytes"]"#, &Some(vec![9u8, 8]));
+    assert_eq!(bytes, [2, 4, 9, 8]);
+    let plan = DePlan::compile(&schema).unwrap();
+    assert_eq!(
+        from_datum_slice::<Option<Vec<u8>>>(&bytes, &plan).unwrap(),
+        Some(vec![9, 8])
+    );
+    // Through a reader union around a writer non-union.
+    let writer = Schema::parse_str(r#"{"type":"fixed","name":"F","size":4}"#).unwrap();
+    let reader = Schema::parse_str(fixed).unwrap();
+    let plan = DePlan::resolving(&writer, &reader).unwrap();
+    assert_eq!(
+        from_datum_slice::<Option<[u8; 4]>>(&[5, 6, 7, 8], &plan).unwrap(),
+        Some([5, 6, 7, 8])
+    );
+}

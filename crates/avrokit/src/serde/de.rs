@@ -6,22 +6,26 @@
 use std::io::Read;
 use std::sync::Arc;
 
-use ::serde::de::value::{BorrowedStrDeserializer, StrDeserializer, U8Deserializer};
+use ::serde::de::value::{
+    BorrowedStrDeserializer, I64Deserializer, StrDeserializer, U8Deserializer,
+};
 use ::serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer as _, IgnoredAny, IntoDeserializer,
     Visitor,
 };
 use ::serde::forward_to_deserialize_any;
 
+use super::logical::{format_uuid, Temporal, Text, Unit};
 use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::{ReaderSource, Reference, SliceSource, Source};
 use crate::resolution::ops::{
-    enum_out_of_range, skip, unknown_symbol, Op, OpId, RecordOp, Step, NO_SYMBOL,
+    enum_out_of_range, skip, unknown_symbol, FixedOut, IntOut, LongOut, Op, OpId, RecordOp, Step,
+    StringOut, NO_SYMBOL,
 };
 use crate::resolution::{PlanInner, ResolvedPlan};
 use crate::schema::{NodeId, NodeKind, Schema};
-use crate::value::Value;
+use crate::value::{parse_uuid, Value};
 
 /// A plan for reading Rust values with serde: data written with one schema (the writer's),
 /// read in the shape of another (the reader's), or of the same one.
@@ -355,18 +359,113 @@ fn branch_name(schema: &Schema, id: NodeId) -> &str {
     }
 }
 
-/// Picks the Rust variant for union branch `index` named `name`: the variant of that name
-/// (exactly, then ignoring ASCII case), else the variant at the same position.
-fn pick_variant<'v>(name: &'v str, index: u32, variants: &'static [&'static str]) -> &'v str {
+/// Picks the Rust variant for branch `index` named `name` of the reader's `union`: the variant
+/// of that name (exactly, then ignoring ASCII case), else the variant at the same position. When
+/// the Rust enum has as many variants as the union has branches besides `null` (an
+/// `Option<Enum>` reading `["null", A, B]`: `null` is `None`), positions skip the `null` branch.
+fn pick_variant<'v>(
+    schema: &Schema,
+    union: Option<NodeId>,
+    name: &'v str,
+    index: u32,
+    variants: &'static [&'static str],
+) -> &'v str {
     if let Some(v) = variants.iter().find(|v| **v == name) {
         return v;
     }
     if let Some(v) = variants.iter().find(|v| v.eq_ignore_ascii_case(name)) {
         return v;
     }
-    match variants.get(index as usize) {
+    let mut pos = index as usize;
+    if let Some(NodeKind::Union(u)) = union.map(|id| &schema.node(id).kind) {
+        let is_null = |b: &&NodeId| matches!(schema.node(**b).kind, NodeKind::Null);
+        let nulls = u.variants.iter().filter(is_null).count();
+        if nulls > 0 && variants.len() + nulls == u.variants.len() {
+            pos -= u.variants.iter().take(pos).filter(is_null).count();
+        }
+    }
+    match variants.get(pos) {
         Some(v) => v,
         None => name,
+    }
+}
+
+/// The date or time a reader `int` or `long` op has, if any.
+#[inline]
+fn temporal_of(op: &Op) -> Option<Temporal> {
+    match op {
+        Op::Int(out) => Temporal::of_int(*out),
+        Op::Long(out) | Op::IntToLong(out) => Temporal::of_long(*out),
+        _ => None,
+    }
+}
+
+/// The date or time a default value has, if any.
+fn temporal_value(v: &Value) -> Option<(Temporal, i64)> {
+    Some(match *v {
+        Value::Date(v) => (Temporal::Date, v.into()),
+        Value::TimeMillis(v) => (Temporal::Time(Unit::Millis), v.into()),
+        Value::TimeMicros(v) => (Temporal::Time(Unit::Micros), v),
+        Value::TimestampMillis(v) => (Temporal::Timestamp(Unit::Millis), v),
+        Value::TimestampMicros(v) => (Temporal::Timestamp(Unit::Micros), v),
+        Value::TimestampNanos(v) => (Temporal::Timestamp(Unit::Nanos), v),
+        Value::LocalTimestampMillis(v) => (Temporal::Local(Unit::Millis), v),
+        Value::LocalTimestampMicros(v) => (Temporal::Local(Unit::Micros), v),
+        Value::LocalTimestampNanos(v) => (Temporal::Local(Unit::Nanos), v),
+        _ => return None,
+    })
+}
+
+/// A date or time as the text chrono parses.
+fn visit_temporal_str<'de, V: Visitor<'de>>(t: Temporal, v: i64, visitor: V) -> Result<V::Value> {
+    let mut out = Text::new();
+    t.format(v, &mut out)?;
+    visitor.visit_str(out.as_str())
+}
+
+/// A date or time as the tuple of `len` components the `time` crate reads.
+fn visit_temporal_tuple<'de, V: Visitor<'de>>(
+    t: Temporal,
+    v: i64,
+    len: usize,
+    visitor: V,
+) -> Result<V::Value> {
+    match t.parts(v, len)? {
+        Some((parts, n)) => visitor.visit_seq(Parts { parts, n, i: 0 }),
+        None => Err(Error::data(format!(
+            "a {} cannot be read as a tuple of {len}",
+            t.name()
+        ))),
+    }
+}
+
+fn visit_uuid_str<'de, V: Visitor<'de>>(u: &[u8; 16], visitor: V) -> Result<V::Value> {
+    let mut out = Text::new();
+    format_uuid(u, &mut out);
+    visitor.visit_str(out.as_str())
+}
+
+/// The components of a date or time, as a sequence of integers.
+struct Parts {
+    parts: [i64; 9],
+    n: usize,
+    i: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for Parts {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.i >= self.n {
+            return Ok(None);
+        }
+        let v = self.parts[self.i];
+        self.i += 1;
+        seed.deserialize(I64Deserializer::<Error>::new(v)).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.n - self.i)
     }
 }
 
@@ -597,12 +696,47 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
         }
     }
 
+    // Always inlined, as `deserialize_any` is for the other types: strings are read in place.
+    #[inline(always)]
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match &self.ops()[self.op as usize] {
+            Op::String(_) => match self.dec.read_str_ref()? {
+                Reference::Borrowed(s) => visitor.visit_borrowed_str(s),
+                Reference::Copied(s) => visitor.visit_str(s),
+            },
+            Op::Int(IntOut::Int) | Op::Long(LongOut::Long) | Op::IntToLong(LongOut::Long) => {
+                self.deserialize_any(visitor)
+            }
+            // Dates and times as text, a fixed uuid as text; unions to their branch.
+            Op::Int(_)
+            | Op::Long(_)
+            | Op::IntToLong(_)
+            | Op::Fixed {
+                out: FixedOut::Uuid,
+                ..
+            }
+            | Op::Union(_) => self.text(visitor),
+            Op::Wrap { op, .. } => self.with(*op).str_wrapped(visitor),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    #[inline(always)]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
     fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match &self.ops()[self.op as usize] {
+            // A uuid as its 16 bytes (what `uuid::Uuid` asks a binary format for).
+            Op::String(StringOut::Uuid) => self.uuid_bytes(visitor),
             Op::String(_) => match self.dec.read_bytes_ref()? {
                 Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
                 Reference::Copied(b) => visitor.visit_bytes(b),
             },
+            Op::Union(_) | Op::Wrap { .. } => {
+                self.in_branch(visitor, |d, v| d.deserialize_bytes(v))
+            }
             _ => self.deserialize_any(visitor),
         }
     }
@@ -613,14 +747,27 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match &self.ops()[self.op as usize] {
+            Op::Array {
+                item,
+                zero_size_items,
+            } => self.array(*item, *zero_size_items, visitor),
             Op::Bytes(_) | Op::Fixed { .. } | Op::String(_) => self.bytes_seq(visitor),
+            Op::Union(_) | Op::Wrap { .. } => self.in_branch(visitor, |d, v| d.deserialize_seq(v)),
             _ => self.deserialize_any(visitor),
         }
     }
 
-    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
         match &self.ops()[self.op as usize] {
             Op::Bytes(_) | Op::Fixed { .. } | Op::String(_) => self.bytes_seq(visitor),
+            // A `time` crate date or time, as its components.
+            Op::Int(out) if *out != IntOut::Int => self.temporal_tuple(len, visitor),
+            Op::Long(out) | Op::IntToLong(out) if *out != LongOut::Long => {
+                self.temporal_tuple(len, visitor)
+            }
+            Op::Union(_) | Op::Wrap { .. } => {
+                self.in_branch(visitor, |d, v| d.deserialize_tuple(len, v))
+            }
             Op::Record(rec) => {
                 if !rec.swaps.is_empty() {
                     return Err(wrong_shape(
@@ -680,7 +827,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
     }
 
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char
         unit map struct identifier ignored_any
     }
 }
@@ -706,6 +853,98 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
     #[inline(never)]
     fn any_wrapped<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         de::Deserializer::deserialize_any(self, visitor)
+    }
+
+    #[inline(never)]
+    fn str_wrapped<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        de::Deserializer::deserialize_str(self, visitor)
+    }
+
+    /// Moves into a union's branch (reading its index) or a wrapped op, and goes on there with
+    /// `f`.
+    #[inline(never)]
+    fn in_branch<V: Visitor<'de>>(
+        mut self,
+        visitor: V,
+        f: impl for<'x> FnOnce(OpDe<'x, 'de, S>, V) -> Result<V::Value>,
+    ) -> Result<V::Value> {
+        match &self.ops()[self.op as usize] {
+            Op::Union(branches) => {
+                let b = self.union_branch(branches)?;
+                self.dec.enter()?;
+                let v = f(
+                    OpDe {
+                        dec: &mut *self.dec,
+                        p: self.p,
+                        op: b,
+                    },
+                    visitor,
+                )?;
+                self.dec.leave();
+                Ok(v)
+            }
+            Op::Wrap { op, .. } => f(self.with(*op), visitor),
+            _ => de::Deserializer::deserialize_any(self, visitor),
+        }
+    }
+
+    /// The count of a date or time op.
+    #[inline]
+    fn read_count(&mut self, op: &Op) -> Result<i64> {
+        match op {
+            Op::Int(_) | Op::IntToLong(_) => self.dec.read_int().map(i64::from),
+            _ => self.dec.read_long(),
+        }
+    }
+
+    /// A string for a date or time (as chrono reads it) or a fixed uuid; a union's branch.
+    #[inline(never)]
+    fn text<V: Visitor<'de>>(mut self, visitor: V) -> Result<V::Value> {
+        let op = &self.ops()[self.op as usize];
+        if let Some(t) = temporal_of(op) {
+            let v = self.read_count(op)?;
+            return visit_temporal_str(t, v, visitor);
+        }
+        match op {
+            Op::Fixed {
+                size,
+                out: FixedOut::Uuid,
+            } => {
+                let r = self.dec.read_fixed_ref(*size)?;
+                match <&[u8; 16]>::try_from(&*r) {
+                    Ok(u) => visit_uuid_str(u, visitor),
+                    Err(_) => visitor.visit_bytes(&r),
+                }
+            }
+            Op::Union(_) | Op::Wrap { .. } => self.in_branch(visitor, |d, v| d.deserialize_str(v)),
+            _ => de::Deserializer::deserialize_any(self, visitor),
+        }
+    }
+
+    /// A uuid string as its 16 bytes (the text itself when it is not a uuid).
+    #[inline(never)]
+    fn uuid_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let r = self.dec.read_bytes_ref()?;
+        match std::str::from_utf8(&r).ok().and_then(parse_uuid) {
+            Some(u) => visitor.visit_bytes(&u),
+            None => match r {
+                Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
+                Reference::Copied(b) => visitor.visit_bytes(b),
+            },
+        }
+    }
+
+    /// A date or time as the tuple of components the `time` crate reads.
+    #[inline(never)]
+    fn temporal_tuple<V: Visitor<'de>>(mut self, len: usize, visitor: V) -> Result<V::Value> {
+        let op = &self.ops()[self.op as usize];
+        match temporal_of(op) {
+            Some(t) => {
+                let v = self.read_count(op)?;
+                visit_temporal_tuple(t, v, len, visitor)
+            }
+            None => de::Deserializer::deserialize_any(self, visitor),
+        }
     }
 
     /// Reads an enum op's symbol: the reader's symbol name.
@@ -739,9 +978,17 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         let p = self.p.plan.inner();
-        let (index, inner) = match &p.ops[self.op as usize] {
-            Op::Wrap { index, op } => (*index, *op),
-            _ => (0, self.op),
+        let (index, inner, union) = match &p.ops[self.op as usize] {
+            Op::Wrap { index, op } => (
+                *index,
+                *op,
+                self.p
+                    .reader_of
+                    .get(self.op as usize)
+                    .filter(|&&n| (n as usize) < p.reader.nodes().len())
+                    .map(|&n| NodeId(n)),
+            ),
+            _ => (0, self.op, None),
         };
         let node = self
             .p
@@ -753,7 +1000,7 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
             Some(_) => branch_name(&p.reader, NodeId(node)),
             None => "",
         };
-        let variant = pick_variant(name, index, variants);
+        let variant = pick_variant(&p.reader, union, name, index, variants);
         visitor.visit_enum(VariantDe {
             de: self.with(inner),
             variant,
@@ -1216,7 +1463,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_> {
                     .variants
                     .get(*i as usize)
                     .map_or("", |&b| branch_name(self.schema, b));
-                let variant = pick_variant(name, *i, variants);
+                let variant = pick_variant(self.schema, Some(self.node), name, *i, variants);
                 visitor.visit_enum(ValueVariant { de: inner, variant })
             }
             _ => Err(Error::data(
@@ -1233,9 +1480,62 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_> {
         visitor.visit_newtype_struct(self)
     }
 
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let inner = self.unwrap_union();
+        if let Some((t, v)) = temporal_value(inner.v) {
+            return visit_temporal_str(t, v, visitor);
+        }
+        match inner.v {
+            Value::Uuid(u) => visit_uuid_str(u, visitor),
+            _ => inner.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let inner = self.unwrap_union();
+        match inner.v {
+            Value::Uuid(u) => visitor.visit_bytes(u),
+            _ => inner.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let inner = self.unwrap_union();
+        match inner.v {
+            Value::Bytes(b) | Value::Fixed(b) => visitor.visit_seq(ByteSeq { bytes: b, pos: 0 }),
+            Value::Uuid(u) => visitor.visit_seq(ByteSeq { bytes: u, pos: 0 }),
+            _ => inner.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        let inner = self.unwrap_union();
+        if let Some((t, v)) = temporal_value(inner.v) {
+            return visit_temporal_tuple(t, v, len, visitor);
+        }
+        inner.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.deserialize_tuple(len, visitor)
+    }
+
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char
+        unit unit_struct map struct identifier ignored_any
     }
 }
 

@@ -53,6 +53,8 @@
 //! | enum, unit variant | `enum` (symbol = variant name); in a union: the branch of that name, else an `enum` branch with that symbol | `enum`; a union branch named like the variant |
 //! | enum, newtype variant `V(T)` | a union: the branch named `V`, else the branch `T`'s kind takes | the union branch named `V`, else by position |
 //! | enum, struct or tuple variant `V {..}` | a union: the record branch named `V` | the union branch named `V`, else by position |
+//! | `Option<Enum>` | a union with `null`: `None` is `null`, `Some(v)` as `v` | `null` is `None`; other branches by name, else by position among the non-`null` branches |
+//! | dates and times (chrono, time), `uuid::Uuid` | their logical types: see below | see below |
 //!
 //! A union branch is chosen from tables built when the plan is compiled, never by trying to
 //! encode: by the kind of the Rust value (`null` for `None`, the first of `int`, `long`,
@@ -61,6 +63,55 @@
 //! the branch of the variant's name (a named type's name, or a type name such as `long`,
 //! ignoring ASCII case). Reading picks the Rust variant by the branch's name, else by its
 //! position among the variants, so `enum E { A(i32), B(String) }` reads `["int","string"]`.
+//!
+//! # Logical types
+//! A schema node with a logical type accepts, besides its underlying type (an `i64` for a
+//! `timestamp-micros`, bytes for a `decimal`), the form common Rust types serialize to, and
+//! hands that form back to the types that ask for it. So `uuid::Uuid`, chrono's and time's types
+//! read and write the bytes Java does, with no attribute on the field:
+//!
+//! ```
+//! # #[cfg(all(feature = "derive", feature = "uuid", feature = "chrono"))] {
+//! use avrokit::serde::{from_datum_slice, to_datum_vec, DePlan, SerPlan};
+//! use avrokit::{AvroSchema, Value};
+//! use chrono::{DateTime, NaiveDate, Utc};
+//!
+//! #[derive(serde::Serialize, serde::Deserialize, AvroSchema, Debug, PartialEq)]
+//! struct Event { id: uuid::Uuid, at: DateTime<Utc>, day: NaiveDate }
+//!
+//! let schema = Event::schema(); // uuid string, timestamp-micros long, date int
+//! let e = Event {
+//!     id: uuid::Uuid::nil(),
+//!     at: DateTime::from_timestamp_micros(1_700_000_000_000_001).unwrap(),
+//!     day: NaiveDate::from_ymd_opt(2024, 5, 1).unwrap(),
+//! };
+//! let bytes = to_datum_vec(&e, &SerPlan::compile(&schema)?)?;
+//! assert_eq!(bytes, avrokit::to_datum_vec(&Value::Record(vec![
+//!     Value::Uuid([0; 16]),
+//!     Value::TimestampMicros(1_700_000_000_000_001),
+//!     Value::Date(19_844),
+//! ]), &schema)?);
+//! assert_eq!(from_datum_slice::<Event>(&bytes, &DePlan::compile(&schema)?)?, e);
+//! # }
+//! # Ok::<(), avrokit::Error>(())
+//! ```
+//!
+//! | logical type | writes from | reads as |
+//! |---|---|---|
+//! | `date` | integer (days); text `2024-05-01` (chrono's `NaiveDate`); `(year, ordinal)` (time's `Date`) | integer, or the text / tuple when the type asks for a string / tuple |
+//! | `time-millis`, `time-micros` | integer; text `12:30:00.25` (`NaiveTime`); `(h, m, s, ns)` (time's `Time`) | likewise |
+//! | `timestamp-*` | integer; RFC 3339 text (`DateTime<Tz>`, converted to UTC; text without an offset is UTC); time's `OffsetDateTime` and `PrimitiveDateTime` tuples | integer; text ending in `Z`; tuples |
+//! | `local-timestamp-*` | integer; text without offset (`NaiveDateTime`; an offset is ignored: the wall-clock time counts); tuples | integer; text; tuples |
+//! | `uuid` on `string` | text (written as is); 16 bytes (`Uuid`, formatted as lower-case text) | text; 16 bytes when the type asks for bytes |
+//! | `uuid` on `fixed(16)` | 16 bytes; text (parsed) | 16 bytes; text when the type asks for a string |
+//! | `decimal` on `bytes` or `fixed` | the unscaled integer as two's-complement big-endian bytes (`serde_bytes`, `Vec<u8>`, `[u8; N]`), checked to have at most `precision` digits and sign-extended to the fixed's size | those bytes (a fixed's, sign-extended) |
+//!
+//! Finer instants are rounded down to the schema's unit (as Java does), so a chrono value with
+//! nanoseconds written as `timestamp-micros` reads back truncated. Decimal number types
+//! (`rust_decimal`, `bigdecimal`) are not supported directly: convert to the unscaled bytes.
+//! `big-decimal` and `duration` are written as their underlying `bytes` and `fixed(12)`.
+//! Which conversions a node takes is decided when the plan is compiled: a node without a
+//! logical type pays nothing for them.
 //!
 //! # Performance
 //! - **Record fields in order** (a Rust struct declaring its fields in the schema's order, the
@@ -86,12 +137,14 @@
 //! # Limitations
 //! - Rust enums with data need an Avro union; serde's internally, adjacently tagged and
 //!   untagged enums are written as what they serialize to (maps), which a record can take.
-//! - `i128`/`u128` are not supported; logical types are written as their underlying type
-//!   (`timestamp-millis` from an `i64`, `decimal` from bytes, `uuid` from a string).
+//! - `i128`/`u128` are not supported.
+//! - Date and time text is what chrono writes (RFC 3339 with `T`, years beyond 9999 with a
+//!   sign); other formats (RFC 2822, ISO week dates) are rejected.
 //! - Arrays and maps of unknown length (iterators without an exact size) are buffered and
 //!   written as one block.
 
 mod de;
+mod logical;
 mod schema_of;
 mod ser;
 
@@ -105,8 +158,8 @@ pub use ser::{to_datum_sink, to_datum_vec, to_datum_writer, SerPlan, Serializer}
 #[doc(hidden)]
 pub mod __private {
     pub use super::schema_of::{
-        array_json, default_json, json_text, map_json, optional_json, schema_from_json, to_json,
-        with_logical, Names,
+        array_json, default_json, fixed_json, json_text, logical_default, map_json, optional_json,
+        schema_from_json, to_json, with_logical, Names,
     };
     pub use serde_json::{json, Map, Value as Json};
 }

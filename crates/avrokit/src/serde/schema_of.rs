@@ -25,7 +25,12 @@ use crate::schema::Schema;
 /// | `Option<T>` | `["null", T]` |
 /// | `Vec<T>`, `[T]`, `HashSet<T>` | `array` (the derive writes `Vec<u8>` as `bytes`) |
 /// | `HashMap<String, V>`, `BTreeMap<String, V>` | `map` |
-/// | `[u8; N]` | `fixed` of size N named `fixed_N` |
+/// | `[u8; N]` | `fixed` of size N named `fixed_N` in the enclosing namespace (the derive names it after the field instead) |
+/// | `uuid::Uuid` (feature `uuid`) | `{"type":"string","logicalType":"uuid"}` |
+/// | chrono's `NaiveDate`, time's `Date` (features `chrono`, `time`) | `int` `date` |
+/// | chrono's `NaiveTime`, time's `Time` | `long` `time-micros` |
+/// | chrono's `DateTime<Tz>`, time's `OffsetDateTime` | `long` `timestamp-micros` |
+/// | chrono's `NaiveDateTime`, time's `PrimitiveDateTime` | `long` `local-timestamp-micros` |
 /// | `Box<T>`, `Arc<T>`, `&T` | as `T` |
 ///
 /// # Examples
@@ -40,8 +45,9 @@ pub trait AvroSchema {
     /// # Panics
     /// A derived implementation panics if the Rust type does not make a valid Avro schema in a
     /// way the derive macro cannot see (for instance an enum whose variants hold two types of
-    /// the same Avro type, which would make a union with two `long` branches); the message says
-    /// why. The standard implementations never panic.
+    /// the same Avro type, which would make a union with two `long` branches, or two Rust
+    /// types with the same Avro fullname in one schema); the message says why. The standard
+    /// implementations never panic.
     fn schema() -> Schema;
 
     /// The schema as JSON, named types in full the first time `names` meets them and by name
@@ -53,17 +59,106 @@ pub trait AvroSchema {
     }
 }
 
-/// The fullnames already written while building one schema.
+/// The named types already written while building one schema, and the namespace of the named
+/// type being written (which a name without a namespace of its own takes, as Avro says).
 #[doc(hidden)]
 #[derive(Debug, Default)]
 pub struct Names {
-    defined: HashSet<String>,
+    /// Fullname to what defined it (a Rust type's name, `fixed(16)`...).
+    defined: HashMap<String, String>,
+    /// Rust type to the fullname it was written with (a type without a namespace of its own
+    /// takes the namespace of the first place it is used in).
+    owners: HashMap<String, String>,
+    /// The namespaces of the named types being written, innermost last.
+    namespaces: Vec<String>,
 }
 
 impl Names {
-    /// Records `fullname`; false if it was written already (then refer to it by name).
-    pub fn define(&mut self, fullname: &str) -> bool {
-        self.defined.insert(fullname.to_owned())
+    /// The fullname of a type named `name` (a simple name, or a dotted fullname) with the
+    /// namespace `namespace` (`None`: the enclosing type's; `Some("")`: the null namespace).
+    pub fn fullname(&self, name: &str, namespace: Option<&str>) -> String {
+        if name.contains('.') {
+            return name.to_owned();
+        }
+        let ns = match namespace {
+            Some(ns) => ns,
+            None => self.namespaces.last().map_or("", String::as_str),
+        };
+        if ns.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{ns}.{name}")
+        }
+    }
+
+    /// Records that `fullname` is written by `owner`: true the first time (write the type in
+    /// full), false after (refer to it by its fullname).
+    ///
+    /// # Panics
+    /// When another owner wrote that fullname: Avro has one type per name.
+    pub fn define(&mut self, fullname: &str, owner: &str) -> bool {
+        match self.defined.get(fullname) {
+            None => {
+                self.defined.insert(fullname.to_owned(), owner.to_owned());
+                true
+            }
+            Some(o) if o == owner => false,
+            Some(o) => panic!(
+                "#[derive(AvroSchema)]: two types are named {fullname} in one schema ({o} and \
+                 {owner}); Avro names one type once: rename one (#[avro(name)], \
+                 #[avro(namespace)], or #[avro(fixed_name)] for a [u8; N])"
+            ),
+        }
+    }
+
+    /// For the Rust type `owner` named `name` with the namespace `namespace` (see
+    /// [`fullname`](Self::fullname)): `Ok(fullname)` the first time (write it in full, between
+    /// [`enter`](Self::enter) and [`leave`](Self::leave)), `Err(fullname)` after (refer to it).
+    ///
+    /// # Panics
+    /// When another type has that fullname (see [`define`](Self::define)).
+    pub fn named_type(
+        &mut self,
+        name: &str,
+        namespace: Option<&str>,
+        owner: &str,
+    ) -> Result<String, String> {
+        if let Some(full) = self.owners.get(owner) {
+            return Err(full.clone());
+        }
+        let full = self.fullname(name, namespace);
+        if !self.define(&full, owner) {
+            return Err(full);
+        }
+        self.owners.insert(owner.to_owned(), full.clone());
+        Ok(full)
+    }
+
+    /// Enters the named type `fullname`: names inside it without a namespace take its
+    /// namespace.
+    pub fn enter(&mut self, fullname: &str) {
+        let ns = fullname.rsplit_once('.').map_or("", |(ns, _)| ns);
+        self.namespaces.push(ns.to_owned());
+    }
+
+    /// Leaves the named type entered last.
+    pub fn leave(&mut self) {
+        self.namespaces.pop();
+    }
+}
+
+/// A `fixed` of `size` bytes named `name` (a simple name in the enclosing namespace, or a
+/// fullname), or a reference to it when it was written already.
+///
+/// # Panics
+/// When another type has that fullname (see [`Names::define`]).
+#[doc(hidden)]
+pub fn fixed_json(names: &mut Names, name: &str, size: usize) -> Json {
+    let full = names.fullname(name, None);
+    if names.define(&full, &format!("fixed({size})")) {
+        json!({"type": "fixed", "name": name, "size": size})
+    } else {
+        Json::String(full)
     }
 }
 
@@ -106,8 +201,46 @@ pub fn map_json(values: Json) -> Json {
 }
 
 /// `inner` annotated with a logical type (and extra attributes such as `precision`).
+///
+/// # Panics
+/// When the logical type cannot annotate `inner`'s type (`date` on a `long`...), which would
+/// make Avro ignore it.
 #[doc(hidden)]
-pub fn with_logical(inner: Json, logical: &str, extra: &[(&str, Json)]) -> Json {
+pub fn with_logical(mut inner: Json, logical: &str, extra: &[(&str, Json)]) -> Json {
+    use super::logical::Temporal;
+    // A date or time type's precision may change its wire type (`NaiveTime` is a `long`
+    // `time-micros`, or an `int` `time-millis`).
+    if let (Some(new), Json::Object(o)) = (Temporal::from_name(logical), &mut inner) {
+        let old = o.get("logicalType").and_then(Json::as_str);
+        let is_time = |t: Temporal| matches!(t, Temporal::Time(_));
+        if is_time(new) && old.and_then(Temporal::from_name).is_some_and(is_time) {
+            let base = if new.is_int() { "int" } else { "long" };
+            o.insert("type".into(), json!(base));
+        }
+    }
+    let base = match &inner {
+        Json::String(t) => Some(t.as_str()),
+        Json::Object(o) => o.get("type").and_then(Json::as_str),
+        _ => None,
+    };
+    let size = inner.get("size").and_then(Json::as_u64);
+    let fits = match (logical, base) {
+        ("decimal", Some(b)) => matches!(b, "bytes" | "fixed"),
+        ("big-decimal", Some(b)) => b == "bytes",
+        ("uuid", Some(b)) => b == "string" || (b == "fixed" && size == Some(16)),
+        ("date" | "time-millis", Some(b)) => b == "int",
+        ("duration", Some(b)) => b == "fixed" && size == Some(12),
+        (_, Some(b)) => b == "long",
+        (_, None) => true,
+    };
+    // A named type's reference (`"Md5"`) cannot be checked here.
+    let named_ref = matches!(&inner, Json::String(t) if !PRIMITIVES.contains(&t.as_str()));
+    if !fits && !named_ref {
+        panic!(
+            "#[avro(logical_type = {logical:?})] cannot annotate {}",
+            base.unwrap_or("this type")
+        );
+    }
     let mut obj = match inner {
         Json::Object(o) => o,
         other => {
@@ -121,6 +254,29 @@ pub fn with_logical(inner: Json, logical: &str, extra: &[(&str, Json)]) -> Json 
         obj.insert((*k).into(), v.clone());
     }
     Json::Object(obj)
+}
+
+const PRIMITIVES: &[&str] = &[
+    "null", "boolean", "int", "long", "float", "double", "bytes", "string",
+];
+
+/// A field's default as the Avro JSON of its schema: a date or time default given as text
+/// (what chrono's types serialize to) becomes its count, for a field of that logical type or a
+/// union whose first branch is one.
+#[doc(hidden)]
+pub fn logical_default(schema: &Json, default: Json) -> Json {
+    let node = match schema {
+        Json::Array(branches) => branches.first().unwrap_or(&Json::Null),
+        s => s,
+    };
+    let (Json::String(text), Some(lt)) = (&default, node.get("logicalType").and_then(Json::as_str))
+    else {
+        return default;
+    };
+    match super::logical::Temporal::from_name(lt).map(|t| t.parse(text)) {
+        Some(Ok(v)) => json!(v),
+        _ => default,
+    }
 }
 
 /// The JSON of `T::default()`, for a field with `#[serde(default)]`. serde_json's encoding of a
@@ -253,13 +409,44 @@ impl<const N: usize> AvroSchema for [u8; N] {
         from_json::<Self>()
     }
     fn __avro_json(names: &mut Names) -> Json {
-        let name = format!("fixed_{N}");
-        if names.define(&name) {
-            json!({"type": "fixed", "name": name, "size": N})
-        } else {
-            json!(name)
-        }
+        fixed_json(names, &format!("fixed_{N}"), N)
     }
+}
+
+/// `AvroSchema` for types with a logical type: `$base` annotated with `$logical`.
+macro_rules! logical {
+    ($($(#[$attr:meta])* [$($gen:tt)*] $t:ty => $base:literal, $logical:literal;)*) => {
+        $($(#[$attr])*
+        impl<$($gen)*> AvroSchema for $t {
+            fn schema() -> Schema {
+                from_json::<Self>()
+            }
+            fn __avro_json(_: &mut Names) -> Json {
+                json!({"type": $base, "logicalType": $logical})
+            }
+        })*
+    };
+}
+
+logical! {
+    #[cfg(feature = "uuid")]
+    [] uuid::Uuid => "string", "uuid";
+    #[cfg(feature = "chrono")]
+    [] chrono::NaiveDate => "int", "date";
+    #[cfg(feature = "chrono")]
+    [] chrono::NaiveTime => "long", "time-micros";
+    #[cfg(feature = "chrono")]
+    [Tz: chrono::TimeZone] chrono::DateTime<Tz> => "long", "timestamp-micros";
+    #[cfg(feature = "chrono")]
+    [] chrono::NaiveDateTime => "long", "local-timestamp-micros";
+    #[cfg(feature = "time")]
+    [] time::Date => "int", "date";
+    #[cfg(feature = "time")]
+    [] time::Time => "long", "time-micros";
+    #[cfg(feature = "time")]
+    [] time::OffsetDateTime => "long", "timestamp-micros";
+    #[cfg(feature = "time")]
+    [] time::PrimitiveDateTime => "long", "local-timestamp-micros";
 }
 
 macro_rules! transparent {

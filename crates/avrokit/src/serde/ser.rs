@@ -7,11 +7,12 @@ use std::sync::Arc;
 
 use ::serde::ser::{self, Serialize};
 
+use super::logical::{check_decimal, extend_to, format_uuid, Logical, Temporal, Text};
 use crate::encode::Encoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::{BufferedSink, Sink};
-use crate::schema::{NodeKind, Schema};
-use crate::value::write_value;
+use crate::schema::{Node, NodeKind, Schema};
+use crate::value::{parse_uuid, write_value};
 
 /// How deep Rust values may nest when writing (a recursive schema allows any depth; this bounds
 /// the stack).
@@ -83,6 +84,11 @@ enum SNode {
     Map(u32),
     Record(Box<SRecord>),
     Union(Box<SUnion>),
+    /// A node with a logical type that has a Rust form of its own: dates and times (text or
+    /// `time` tuples), uuids (16 bytes or text), decimals (checked against the precision).
+    /// Boxed, like the other large variants: every payload stays a word, so matching on a node
+    /// costs what it did before logical types had a variant.
+    Logical(Box<Logical>),
 }
 
 struct SEnum {
@@ -153,7 +159,7 @@ impl SerPlan {
         let nodes: Vec<SNode> = schema
             .nodes()
             .iter()
-            .map(|n| compile_node(schema, &n.kind))
+            .map(|n| compile_node(schema, n))
             .collect();
         Ok(SerPlan {
             inner: Arc::new(PlanInner {
@@ -179,8 +185,11 @@ impl std::fmt::Debug for SerPlan {
     }
 }
 
-fn compile_node(schema: &Schema, kind: &NodeKind) -> SNode {
-    match kind {
+fn compile_node(schema: &Schema, node: &Node) -> SNode {
+    if let Some(l) = Logical::of(node) {
+        return SNode::Logical(Box::new(l));
+    }
+    match &node.kind {
         NodeKind::Null => SNode::Null,
         NodeKind::Boolean => SNode::Boolean,
         NodeKind::Int => SNode::Int,
@@ -242,6 +251,21 @@ fn compile_node(schema: &Schema, kind: &NodeKind) -> SNode {
             ];
             let type_of = |b: usize| schema.node(u.variants[b]).kind.type_name();
             let mut by_kind = [None; N_KINDS];
+            // Failing those, a branch whose logical type takes the kind: text and `time` tuples
+            // for dates and times, text for a fixed uuid, any bytes for a fixed decimal.
+            let logical_takes = |b: usize, k: usize| {
+                let l = Logical::of(schema.node(u.variants[b]));
+                match (l, k) {
+                    (Some(Logical::Temporal(_)), k) => {
+                        k == Kind::Str as usize || k == Kind::Seq as usize
+                    }
+                    (Some(Logical::UuidFixed), k) => k == Kind::Str as usize,
+                    (Some(Logical::Decimal { fixed: Some(_), .. }), k) => {
+                        k == Kind::Bytes as usize || k == Kind::Seq as usize
+                    }
+                    _ => false,
+                }
+            };
             for (k, list) in prefs.iter().enumerate() {
                 by_kind[k] = list.iter().find_map(|t| {
                     let mut hits = (0..u.variants.len()).filter(|&b| type_of(b) == *t);
@@ -252,6 +276,11 @@ fn compile_node(schema: &Schema, kind: &NodeKind) -> SNode {
                     }
                     Some(first as u32)
                 });
+                if by_kind[k].is_none() {
+                    by_kind[k] = (0..u.variants.len())
+                        .find(|&b| logical_takes(b, k))
+                        .map(|b| b as u32);
+                }
             }
             let mut names = Vec::new();
             let mut records = Vec::new();
@@ -302,6 +331,7 @@ fn describe(node: &SNode) -> String {
         SNode::Map(_) => "map".into(),
         SNode::Record(r) => format!("record {}", r.fullname),
         SNode::Union(u) => format!("union of {} branches", u.branches.len()),
+        SNode::Logical(l) => l.describe(),
     }
 }
 
@@ -342,6 +372,8 @@ struct State<S: Sink> {
     pending_pool: Vec<Vec<(u32, Vec<u8>)>>,
     /// Scratch for a map key written to a record.
     key: String,
+    /// Scratch for `collect_str` (chrono's types serialize themselves through it).
+    text: String,
     depth: usize,
 }
 
@@ -367,6 +399,7 @@ impl<S: Sink> State<S> {
             pool: mem::take(&mut self.pool),
             pending_pool: mem::take(&mut self.pending_pool),
             key: String::new(),
+            text: String::new(),
             depth: self.depth,
         }
     }
@@ -416,6 +449,7 @@ impl<S: Sink> Serializer<S> {
                 pool: Vec::new(),
                 pending_pool: Vec::new(),
                 key: String::new(),
+                text: String::new(),
                 depth: 0,
             },
         }
@@ -578,7 +612,91 @@ impl<'a, S: Sink> NodeSer<'a, S> {
             SNode::Float => self.st.enc.write_float(v as f32),
             SNode::Double => self.st.enc.write_double(v as f64),
             SNode::Union(u) => self.int_union(u, v, kind),
+            SNode::Logical(l) => self.logical_int(**l, v),
             n => Err(mismatch(n, "an integer")),
+        }
+    }
+
+    /// An integer for a node with a logical type: the count of a date or time.
+    #[inline(never)]
+    fn logical_int(self, l: Logical, v: i64) -> Result<()> {
+        match l {
+            Logical::Temporal(t) => self.temporal(t, v),
+            _ => Err(mismatch(self.node, "an integer")),
+        }
+    }
+
+    /// Writes the count of a date or time.
+    fn temporal(self, t: Temporal, v: i64) -> Result<()> {
+        write_temporal(&mut self.st.enc, self.node, t, v)
+    }
+
+    /// Text for a node with a logical type: a date or time, or a uuid for a fixed.
+    #[inline(never)]
+    fn logical_str(self, l: Logical, v: &str) -> Result<()> {
+        match l {
+            Logical::Temporal(t) => {
+                let n = t.parse(v)?;
+                self.temporal(t, n)
+            }
+            Logical::UuidString => self.st.enc.write_string(v),
+            Logical::UuidFixed => match parse_uuid(v) {
+                Some(u) => self.st.enc.write_fixed(&u),
+                None => Err(Error::data(format!("{v:?} is not a UUID"))),
+            },
+            Logical::Decimal { .. } => Err(mismatch(self.node, "a string")),
+        }
+    }
+
+    /// A sequence for a node with a logical type: a `time` tuple, or bytes as `u8`s.
+    #[inline(never)]
+    fn logical_seq(self, l: Logical, len: Option<usize>) -> Result<Compound<'a, S>> {
+        if l == Logical::UuidFixed {
+            return self.bytes_seq(len, Some(16));
+        }
+        // Collected (as `u8`s, or numbers as little-endian `i64`s), converted at the end.
+        let buf = self.st.pool.pop().unwrap_or_default();
+        Ok(Compound::Bytes(BytesSer {
+            st: self.st,
+            expected: 0,
+            count: 0,
+            buf: Some(buf),
+            node: self.node,
+        }))
+    }
+
+    /// Bytes for a node with a logical type: a uuid's 16 bytes, a decimal's unscaled integer.
+    #[inline(never)]
+    fn logical_bytes(self, l: Logical, v: &[u8]) -> Result<()> {
+        match l {
+            Logical::UuidString => match <&[u8; 16]>::try_from(v) {
+                Ok(u) => {
+                    let mut t = Text::new();
+                    format_uuid(u, &mut t);
+                    self.st.enc.write_string(t.as_str())
+                }
+                Err(_) => match simdutf8::basic::from_utf8(v) {
+                    Ok(s) => self.st.enc.write_string(s),
+                    Err(_) => Err(Error::data(
+                        "a uuid is written from 16 bytes or from its text form",
+                    )),
+                },
+            },
+            Logical::UuidFixed if v.len() == 16 => self.st.enc.write_fixed(v),
+            Logical::UuidFixed => Err(Error::data(format!(
+                "a fixed uuid needs 16 bytes, the value has {}",
+                v.len()
+            ))),
+            Logical::Decimal { precision, fixed } => {
+                check_decimal(v, precision)?;
+                match fixed {
+                    None => self.st.enc.write_bytes(v),
+                    Some(size) => {
+                        write_decimal_fixed(&mut self.st.enc, v, precision, size as usize)
+                    }
+                }
+            }
+            Logical::Temporal(_) => Err(mismatch(self.node, "bytes")),
         }
     }
 
@@ -734,7 +852,7 @@ impl<'a, S: Sink> NodeSer<'a, S> {
                 expected: size,
                 count: 0,
                 buf: None,
-                fixed: true,
+                node: self.node,
             })),
             (None, Some(n)) => {
                 self.st.enc.write_long(n as i64)?;
@@ -744,7 +862,7 @@ impl<'a, S: Sink> NodeSer<'a, S> {
                     expected: n,
                     count: 0,
                     buf: None,
-                    fixed: false,
+                    node: self.node,
                 }))
             }
             (None, None) => {
@@ -754,7 +872,7 @@ impl<'a, S: Sink> NodeSer<'a, S> {
                     expected: 0,
                     count: 0,
                     buf: Some(buf),
-                    fixed: false,
+                    node: self.node,
                 }))
             }
         }
@@ -766,6 +884,7 @@ impl<'a, S: Sink> NodeSer<'a, S> {
             SNode::Array(item) => self.array(*item, len),
             SNode::Bytes => self.bytes_seq(len, None),
             SNode::Fixed(size) => self.bytes_seq(len, Some(*size)),
+            SNode::Logical(l) => self.logical_seq(**l, len),
             SNode::Record(r) if tuple => Ok(Compound::Record(self.record(r)?)),
             SNode::Union(u) => {
                 if let Some(&(b, _)) = u.fixed.iter().find(|f| Some(f.1) == len) {
@@ -875,8 +994,30 @@ impl<'a, S: Sink> ser::Serializer for NodeSer<'a, S> {
             SNode::String | SNode::Bytes => self.st.enc.write_string(v),
             SNode::Enum(e) => self.symbol(e, 0, v),
             SNode::Union(u) => self.str_union(u, v),
+            SNode::Logical(l) => self.logical_str(**l, v),
             n => Err(mismatch(n, "a string")),
         }
+    }
+
+    fn collect_str<T: std::fmt::Display + ?Sized>(self, value: &T) -> Result<()> {
+        // Formatted into a buffer the serializer keeps, rather than a new `String` each time.
+        use std::fmt::Write as _;
+        let NodeSer { st, plan, node } = self;
+        let mut text = mem::take(&mut st.text);
+        text.clear();
+        let r = match write!(text, "{value}") {
+            Ok(()) => ser::Serializer::serialize_str(
+                NodeSer {
+                    st: &mut *st,
+                    plan,
+                    node,
+                },
+                &text,
+            ),
+            Err(_) => Err(Error::data("a value's Display implementation failed")),
+        };
+        st.text = text;
+        r
     }
 
     #[inline]
@@ -900,6 +1041,7 @@ impl<'a, S: Sink> ser::Serializer for NodeSer<'a, S> {
                 }
                 self.by_kind(u, Kind::Bytes, "bytes")?.serialize_bytes(v)
             }
+            SNode::Logical(l) => self.logical_bytes(**l, v),
             n => Err(mismatch(n, "bytes")),
         }
     }
@@ -1335,38 +1477,56 @@ pub(crate) struct BytesSer<'a, S: Sink> {
     st: &'a mut State<S>,
     expected: usize,
     count: usize,
-    /// Bytes of a sequence of unknown length.
+    /// Bytes of a sequence of unknown length, or of one written to a node with a logical type.
     buf: Option<Vec<u8>>,
-    fixed: bool,
+    /// The node written: `bytes`, a `fixed`, or one with a logical type (then the elements are
+    /// collected in `buf` and converted at the end: a `time` tuple's numbers as little-endian
+    /// `i64`s, else bytes).
+    node: &'a SNode,
 }
 
 impl<S: Sink> BytesSer<'_, S> {
     #[inline(always)]
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        let b = value.serialize(ByteSer)?;
         self.count += 1;
         match &mut self.buf {
-            Some(buf) => {
-                buf.push(b);
-                Ok(())
+            None => {
+                let b = value.serialize(ByteSer)?;
+                if self.count <= self.expected {
+                    self.st.enc.sink_mut().write_byte(b)
+                } else {
+                    Err(Error::data(format!(
+                        "{} bytes announced, more written",
+                        self.expected
+                    )))
+                }
             }
-            None if self.count <= self.expected => self.st.enc.sink_mut().write_byte(b),
-            None => Err(Error::data(format!(
-                "{} bytes announced, more written",
-                self.expected
-            ))),
+            Some(buf) => match self.node {
+                SNode::Logical(l) if matches!(**l, Logical::Temporal(_)) => {
+                    let v = value.serialize(IntCapture)?;
+                    buf.extend_from_slice(&v.to_le_bytes());
+                    Ok(())
+                }
+                _ => {
+                    buf.push(value.serialize(ByteSer)?);
+                    Ok(())
+                }
+            },
         }
     }
 
     fn end(self) -> Result<()> {
         match self.buf {
             Some(buf) => {
-                let r = self.st.enc.write_bytes(&buf);
+                let r = match self.node {
+                    SNode::Logical(l) => logical_end(&mut self.st.enc, self.node, **l, &buf),
+                    _ => self.st.enc.write_bytes(&buf),
+                };
                 self.st.recycle(buf);
                 r
             }
             None if self.count == self.expected => Ok(()),
-            None if self.fixed => Err(Error::data(format!(
+            None if !matches!(self.node, SNode::Bytes) => Err(Error::data(format!(
                 "fixed({}) needs {} bytes, the value has {}",
                 self.expected, self.expected, self.count
             ))),
@@ -1375,6 +1535,86 @@ impl<S: Sink> BytesSer<'_, S> {
                 self.expected, self.count
             ))),
         }
+    }
+}
+
+/// Writes the count of a date or time as its wire type.
+fn write_temporal<S: Sink>(enc: &mut Encoder<S>, node: &SNode, t: Temporal, v: i64) -> Result<()> {
+    if t.is_int() {
+        match i32::try_from(v) {
+            Ok(v) => enc.write_int(v),
+            Err(_) => Err(out_of_range(i128::from(v), node)),
+        }
+    } else {
+        enc.write_long(v)
+    }
+}
+
+/// Writes a decimal's unscaled integer sign-extended to a fixed of `size` bytes.
+fn write_decimal_fixed<S: Sink>(
+    enc: &mut Encoder<S>,
+    v: &[u8],
+    precision: u32,
+    size: usize,
+) -> Result<()> {
+    let sig = check_decimal(v, precision)?;
+    let mut out = [0u8; 64];
+    match extend_to(sig, size, &mut out) {
+        Some(n) => enc.write_fixed(&out[..n]),
+        None if size > out.len() => {
+            let mut big = vec![
+                if sig.first().is_some_and(|x| x & 0x80 != 0) {
+                    0xff
+                } else {
+                    0
+                };
+                size - sig.len()
+            ];
+            big.extend_from_slice(sig);
+            enc.write_fixed(&big)
+        }
+        None => Err(Error::data(format!(
+            "the decimal's unscaled value does not fit in a fixed of {size} bytes"
+        ))),
+    }
+}
+
+/// Writes a value with a logical type given as a sequence: a `time` crate date or time (its
+/// numbers as little-endian `i64`s in `buf`), or the bytes of a uuid or decimal.
+#[inline(never)]
+fn logical_end<S: Sink>(enc: &mut Encoder<S>, node: &SNode, l: Logical, buf: &[u8]) -> Result<()> {
+    match l {
+        Logical::Temporal(t) => {
+            let n = buf.len() / 8;
+            let mut parts = [0i64; 9];
+            if n > parts.len() {
+                return Err(Error::data(format!(
+                    "{} cannot be written from a tuple of {n} numbers",
+                    t.name()
+                )));
+            }
+            for (p, c) in parts.iter_mut().zip(buf.chunks_exact(8)) {
+                *p = i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            }
+            let v = t.count_of_parts(&parts[..n])?;
+            write_temporal(enc, node, t, v)
+        }
+        Logical::Decimal { precision, fixed } => match fixed {
+            None => check_decimal(buf, precision).and_then(|_| enc.write_bytes(buf)),
+            Some(size) => write_decimal_fixed(enc, buf, precision, size as usize),
+        },
+        Logical::UuidString => match <&[u8; 16]>::try_from(buf) {
+            Ok(u) => {
+                let mut t = Text::new();
+                format_uuid(u, &mut t);
+                enc.write_string(t.as_str())
+            }
+            Err(_) => Err(Error::data(format!(
+                "a uuid needs 16 bytes, the value has {}",
+                buf.len()
+            ))),
+        },
+        Logical::UuidFixed => Err(mismatch(node, "a sequence")),
     }
 }
 
@@ -1486,6 +1726,9 @@ struct KeyCapture<'a> {
 
 /// Reads one `u8` of a byte sequence.
 struct ByteSer;
+
+/// Reads one integer of a tuple (the components of a `time` crate date or time).
+struct IntCapture;
 
 #[cold]
 #[inline(never)]
@@ -1688,6 +1931,66 @@ impl ser::Serializer for ByteSer {
         v.serialize(self)
     }
     reject_rest!(not_a_byte());
+}
+
+#[cold]
+#[inline(never)]
+fn not_an_integer() -> Error {
+    Error::data("expected an integer in a tuple written as a date or time")
+}
+
+impl ser::Serializer for IntCapture {
+    type Ok = i64;
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<i64, Error>;
+    type SerializeTuple = ser::Impossible<i64, Error>;
+    type SerializeTupleStruct = ser::Impossible<i64, Error>;
+    type SerializeTupleVariant = ser::Impossible<i64, Error>;
+    type SerializeMap = ser::Impossible<i64, Error>;
+    type SerializeStruct = ser::Impossible<i64, Error>;
+    type SerializeStructVariant = ser::Impossible<i64, Error>;
+
+    fn serialize_i8(self, v: i8) -> Result<i64> {
+        Ok(v.into())
+    }
+    fn serialize_i16(self, v: i16) -> Result<i64> {
+        Ok(v.into())
+    }
+    fn serialize_i32(self, v: i32) -> Result<i64> {
+        Ok(v.into())
+    }
+    fn serialize_i64(self, v: i64) -> Result<i64> {
+        Ok(v)
+    }
+    fn serialize_u8(self, v: u8) -> Result<i64> {
+        Ok(v.into())
+    }
+    fn serialize_u16(self, v: u16) -> Result<i64> {
+        Ok(v.into())
+    }
+    fn serialize_u32(self, v: u32) -> Result<i64> {
+        Ok(v.into())
+    }
+    fn serialize_u64(self, v: u64) -> Result<i64> {
+        i64::try_from(v).map_err(|_| not_an_integer())
+    }
+    fn serialize_char(self, _: char) -> Result<i64> {
+        Err(not_an_integer())
+    }
+    fn serialize_str(self, _: &str) -> Result<i64> {
+        Err(not_an_integer())
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<i64> {
+        Err(not_an_integer())
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        v: &T,
+    ) -> Result<i64> {
+        v.serialize(self)
+    }
+    reject_rest!(not_an_integer());
 }
 
 impl ser::Error for Error {
