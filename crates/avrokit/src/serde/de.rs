@@ -510,7 +510,7 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
             default: 0,
             pending: Pending::None,
         };
-        let v = visitor.visit_map(&mut access)?;
+        let v = visitor.visit_map(Fields(&mut access))?;
         // A visitor that stopped early (it never does for derived types) leaves fields unread.
         while de::MapAccess::next_key::<IgnoredAny>(&mut access)?.is_some() {
             de::MapAccess::next_value::<IgnoredAny>(&mut access)?;
@@ -531,7 +531,7 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
             done: false,
         };
         access.next_block()?;
-        let v = visitor.visit_seq(&mut access)?;
+        let v = visitor.visit_seq(Items(&mut access))?;
         while de::SeqAccess::next_element::<IgnoredAny>(&mut access)?.is_some() {}
         access.dec.leave();
         Ok(v)
@@ -826,13 +826,85 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
         visitor.visit_newtype_struct(self)
     }
 
+    // The primitives read their own op in place, and leave every other op (promotions,
+    // unions, logical types) to `deserialize_any`, out of line: the per-item cost of a
+    // `Vec<f32>` or a struct of numbers is one compare, the read and the visit.
+    #[inline(always)]
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match &self.ops()[self.op as usize] {
+            Op::Boolean => visitor.visit_bool(self.dec.read_boolean()?),
+            _ => self.any_other(visitor),
+        }
+    }
+
+    #[inline(always)]
+    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_i32(visitor)
+    }
+
+    #[inline(always)]
+    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_i32(visitor)
+    }
+
+    #[inline(always)]
+    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match &self.ops()[self.op as usize] {
+            Op::Int(_) => visitor.visit_i32(self.dec.read_int()?),
+            _ => self.any_other(visitor),
+        }
+    }
+
+    #[inline(always)]
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match &self.ops()[self.op as usize] {
+            Op::Long(_) => visitor.visit_i64(self.dec.read_long()?),
+            _ => self.any_other(visitor),
+        }
+    }
+
+    #[inline(always)]
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match &self.ops()[self.op as usize] {
+            Op::Float => visitor.visit_f32(self.dec.read_float()?),
+            _ => self.any_other(visitor),
+        }
+    }
+
+    #[inline(always)]
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match &self.ops()[self.op as usize] {
+            Op::Double => visitor.visit_f64(self.dec.read_double()?),
+            _ => self.any_other(visitor),
+        }
+    }
+
+    #[inline]
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        match &self.ops()[self.op as usize] {
+            Op::Record(rec) => self.record(rec, visitor),
+            _ => self.any_other(visitor),
+        }
+    }
+
     forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char
-        unit map struct identifier ignored_any
+        i128 u8 u16 u32 u64 u128 char
+        unit map identifier ignored_any
     }
 }
 
 impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
+    /// `deserialize_any`, out of line: the slow path of the typed `deserialize_*`.
+    #[inline(never)]
+    fn any_other<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        de::Deserializer::deserialize_any(self, visitor)
+    }
+
     // Unions and wraps recurse into `deserialize_any`; keeping them out of line keeps
     // `deserialize_any` free of recursion, so it inlines into the callers' loops.
     #[inline(never)]
@@ -1072,8 +1144,23 @@ struct RecordAccess<'a, 'de, S: Source<'de>> {
 
 impl<'a, 'de, S: Source<'de>> RecordAccess<'a, 'de, S> {
     /// Moves to the next field that has a value; false at the end.
-    #[inline]
+    #[inline(always)]
     fn advance(&mut self) -> Result<bool> {
+        // The common case, a field the writer wrote and the reader reads, stays inline.
+        match self.rec.steps.get(self.step) {
+            Some(Step::Read { op, .. }) => {
+                self.pending = Pending::Read(self.step, *op);
+                self.step += 1;
+                Ok(true)
+            }
+            None if self.default >= self.rec.defaults.len() => Ok(false),
+            _ => self.advance_slow(),
+        }
+    }
+
+    /// Skips writer-only fields, then hands out the reader-only fields' defaults.
+    #[inline(never)]
+    fn advance_slow(&mut self) -> Result<bool> {
         let p = self.p.plan.inner();
         while let Some(step) = self.rec.steps.get(self.step) {
             let k = self.step;
@@ -1109,33 +1196,45 @@ impl<'a, 'de, S: Source<'de>> RecordAccess<'a, 'de, S> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn value<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value> {
         match std::mem::replace(&mut self.pending, Pending::None) {
-            Pending::Read(k, op) => seed
-                .deserialize(OpDe {
-                    dec: &mut *self.dec,
-                    p: self.p,
-                    op,
-                })
-                .map_err(|e| e.in_field(self.rec.names[k].to_string())),
-            Pending::Default(i) => {
-                let (pos, value) = &self.rec.defaults[i];
-                let reader = &self.p.plan.inner().reader;
-                let node = match &reader.node(self.rec.reader).kind {
-                    NodeKind::Record(r) => r.fields.get(*pos as usize).map(|f| f.schema),
-                    _ => None,
-                };
-                match node {
-                    Some(node) => seed.deserialize(ValueDe {
-                        v: value,
-                        schema: reader,
-                        node,
-                    }),
-                    None => Err(wrong_shape("no default here", self.dec.offset())),
-                }
-            }
+            Pending::Read(k, op) => match seed.deserialize(OpDe {
+                dec: &mut *self.dec,
+                p: self.p,
+                op,
+            }) {
+                Ok(v) => Ok(v),
+                Err(e) => Err(self.field_error(e, k)),
+            },
+            Pending::Default(i) => self.default_value(i, seed),
             Pending::None => Err(wrong_shape("no value here", self.dec.offset())),
+        }
+    }
+
+    /// The error of step `k`'s field, with its name.
+    #[cold]
+    #[inline(never)]
+    fn field_error(&self, e: Error, k: usize) -> Error {
+        e.in_field(self.rec.names[k].to_string())
+    }
+
+    /// Reader-only field `i`'s default.
+    #[inline(never)]
+    fn default_value<T: DeserializeSeed<'de>>(&mut self, i: usize, seed: T) -> Result<T::Value> {
+        let (pos, value) = &self.rec.defaults[i];
+        let reader = &self.p.plan.inner().reader;
+        let node = match &reader.node(self.rec.reader).kind {
+            NodeKind::Record(r) => r.fields.get(*pos as usize).map(|f| f.schema),
+            _ => None,
+        };
+        match node {
+            Some(node) => seed.deserialize(ValueDe {
+                v: value,
+                schema: reader,
+                node,
+            }),
+            None => Err(wrong_shape("no default here", self.dec.offset())),
         }
     }
 }
@@ -1162,6 +1261,39 @@ impl<'de, S: Source<'de>> de::MapAccess<'de> for RecordAccess<'_, 'de, S> {
     }
 }
 
+/// The visitor's handle on a [`RecordAccess`], by value, as [`Items`] for arrays: the
+/// per-field `next_key` and `next_value` calls are inlined into the visitor.
+struct Fields<'x, 'a, 'de, S: Source<'de>>(&'x mut RecordAccess<'a, 'de, S>);
+
+impl<'de, S: Source<'de>> de::MapAccess<'de> for Fields<'_, '_, 'de, S> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        de::MapAccess::next_key_seed(&mut *self.0, seed)
+    }
+
+    #[inline(always)]
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        self.0.value(seed)
+    }
+
+    #[inline(always)]
+    fn next_key<K: de::Deserialize<'de>>(&mut self) -> Result<Option<K>> {
+        de::MapAccess::next_key_seed(&mut *self.0, std::marker::PhantomData)
+    }
+
+    #[inline(always)]
+    fn next_value<V: de::Deserialize<'de>>(&mut self) -> Result<V> {
+        self.0.value(std::marker::PhantomData)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> Option<usize> {
+        de::MapAccess::size_hint(&*self.0)
+    }
+}
+
 impl<'de, S: Source<'de>> de::SeqAccess<'de> for RecordAccess<'_, 'de, S> {
     type Error = Error;
 
@@ -1185,6 +1317,7 @@ struct ArrayAccess<'a, 'de, S: Source<'de>> {
     zero: bool,
     /// Items left in this block.
     left: u64,
+    /// Items up to the end of this block.
     count: u64,
     done: bool,
 }
@@ -1196,45 +1329,85 @@ impl<'de, S: Source<'de>> ArrayAccess<'_, 'de, S> {
             self.done = true;
             return Ok(());
         }
-        // Items that take no bytes (null, empty records) are bounded by the limits only.
-        if !self.zero {
+        // Items that take no bytes (null, empty records) cannot be checked against the bytes
+        // left: they share the value's budget for such items, so nesting cannot multiply it.
+        if self.zero {
+            self.dec.check_zero_size_items(n, 1)?;
+        } else {
             self.dec.check_items(n, 1, 0)?;
         }
-        self.dec.check_items(self.count.saturating_add(n), 0, 1)?;
+        let count = self.count.saturating_add(n);
+        self.dec.check_items(count, 0, 1)?;
+        self.count = count;
         self.left = n;
         Ok(())
+    }
+
+    /// At the end of a block: reads the next one; false at the end of the array.
+    #[inline(never)]
+    fn refill(&mut self) -> Result<bool> {
+        if !self.done {
+            self.next_block()?;
+        }
+        Ok(!self.done)
+    }
+
+    /// The error of the item just read, with its index.
+    #[cold]
+    #[inline(never)]
+    fn item_error(&self, e: Error) -> Error {
+        // `count` is the items up to the end of this block, `left` those after this one.
+        e.in_index(self.count - self.left - 1)
     }
 }
 
 impl<'de, S: Source<'de>> de::SeqAccess<'de> for ArrayAccess<'_, 'de, S> {
     type Error = Error;
 
-    #[inline]
+    // Always inlined into the visitor's loop; block boundaries and errors are out of line.
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        if self.left == 0 {
-            if self.done {
-                return Ok(None);
-            }
-            self.next_block()?;
-            if self.done {
-                return Ok(None);
-            }
+        if self.left == 0 && !self.refill()? {
+            return Ok(None);
         }
         self.left -= 1;
-        let i = self.count;
-        self.count += 1;
-        seed.deserialize(OpDe {
+        match seed.deserialize(OpDe {
             dec: &mut *self.dec,
             p: self.p,
             op: self.item,
-        })
-        .map(Some)
-        .map_err(|e| e.in_index(i))
+        }) {
+            Ok(v) => Ok(Some(v)),
+            Err(e) => Err(self.item_error(e)),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {
         // The first block's count: serde caps what it preallocates from a hint.
         usize::try_from(self.left).ok()
+    }
+}
+
+/// The visitor's handle on an [`ArrayAccess`], by value: serde's `impl SeqAccess for &mut A`
+/// is a call per item the optimizer does not always inline; here `next_element` itself is
+/// inlined into the visitor's loop.
+struct Items<'x, 'a, 'de, S: Source<'de>>(&'x mut ArrayAccess<'a, 'de, S>);
+
+impl<'de, S: Source<'de>> de::SeqAccess<'de> for Items<'_, '_, 'de, S> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        self.0.next_element_seed(seed)
+    }
+
+    #[inline(always)]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
+        self.0.next_element_seed(std::marker::PhantomData)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> Option<usize> {
+        de::SeqAccess::size_hint(&*self.0)
     }
 }
 
