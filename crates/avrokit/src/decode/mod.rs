@@ -33,7 +33,7 @@
 mod skip;
 mod utf8;
 
-pub(crate) use skip::fixed_size;
+pub(crate) use skip::{fixed_size, zero_size_values};
 
 use std::io::Read;
 use std::marker::PhantomData;
@@ -48,6 +48,9 @@ pub struct Decoder<'de, S: Source<'de> = SliceSource<'de>> {
     scratch: Vec<u8>,
     limits: Limits,
     depth: usize,
+    /// Memory admitted for values that take no input bytes, in the current top-level value
+    /// (reset when nesting starts again from depth 0).
+    zero_size_mem: u64,
     _input: PhantomData<&'de [u8]>,
 }
 
@@ -118,6 +121,7 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
             scratch: Vec::new(),
             limits: Limits::default(),
             depth: 0,
+            zero_size_mem: 0,
             _input: PhantomData,
         }
     }
@@ -457,15 +461,10 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         if size < 0 {
             return Err(Error::at(ErrorKind::Data, "negative block size", size_at));
         }
-        if let Some(left) = self.src.remaining() {
-            if size as u64 > left {
-                return Err(Error::at(
-                    ErrorKind::Eof,
-                    format!("block size {size} exceeds the {left} bytes left"),
-                    size_at,
-                ));
-            }
-        }
+        // The size is not checked against the bytes left: it only serves skipping (which fails
+        // at the end of input anyway), and readers of the items ignore it, as Java's do. A
+        // reader source cannot know the bytes left, so checking here would make slices and
+        // readers disagree on the same bytes (found by fuzzing).
         Ok((n.unsigned_abs(), Some(size as u64)))
     }
 
@@ -535,6 +534,9 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
     /// [`ErrorKind::Limit`] when too deep.
     #[inline(always)]
     pub fn enter(&mut self) -> Result<()> {
+        if self.depth == 0 {
+            self.zero_size_mem = 0;
+        }
         self.depth += 1;
         if self.depth > self.limits.max_depth {
             self.depth -= 1;
@@ -578,6 +580,26 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         if count.saturating_mul(item_mem.max(1) as u64) > self.limits.max_alloc as u64 {
             return Err(self.too_many(count, true));
         }
+        Ok(())
+    }
+
+    /// Checks `count` more collection items that take no bytes on the wire (null, empty
+    /// records) and `item_mem` bytes each in memory. Such items cost no input, so a few bytes
+    /// could otherwise claim `max_alloc` of them in every one of many nested collections: all
+    /// of them in one top-level value (from the outermost [`Decoder::enter`]) share one
+    /// `max_alloc` budget.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Limit`] when the budget is exceeded.
+    #[inline]
+    pub fn check_zero_size_items(&mut self, count: u64, item_mem: usize) -> Result<()> {
+        let total = count
+            .saturating_mul(item_mem.max(1) as u64)
+            .saturating_add(self.zero_size_mem);
+        if total > self.limits.max_alloc as u64 {
+            return Err(self.too_many(count, true));
+        }
+        self.zero_size_mem = total;
         Ok(())
     }
 

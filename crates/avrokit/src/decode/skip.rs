@@ -37,6 +37,38 @@ pub(crate) fn fixed_size(schema: &Schema, id: NodeId) -> Option<u64> {
     go(schema, id, &mut Vec::new())
 }
 
+/// For a type whose values take no bytes on the wire (null, fixed(0), records of such
+/// types): how many `Value`s one value of it holds (itself and its fields, recursively), which
+/// is what it costs in memory. `None` for any other type. Cheap for the usual array items: only
+/// a record whose fields are all nulls, fixeds or records is walked in full.
+pub(crate) fn zero_size_values(schema: &Schema, id: NodeId) -> Option<u64> {
+    let candidate = match &schema.node(id).kind {
+        NodeKind::Null => return Some(1),
+        NodeKind::Fixed(f) => return (f.size == 0).then_some(1),
+        NodeKind::Record(r) => r.fields.iter().all(|f| {
+            matches!(
+                schema.node(f.schema).kind,
+                NodeKind::Null | NodeKind::Fixed(_) | NodeKind::Record(_)
+            )
+        }),
+        _ => false,
+    };
+    if !candidate || fixed_size(schema, id) != Some(0) {
+        return None;
+    }
+    // Not recursive (`fixed_size` found no cycle), so the walk ends.
+    fn go(schema: &Schema, id: NodeId) -> u64 {
+        match &schema.node(id).kind {
+            NodeKind::Record(r) => r
+                .fields
+                .iter()
+                .fold(1u64, |n, f| n.saturating_add(go(schema, f.schema))),
+            _ => 1,
+        }
+    }
+    Some(go(schema, id))
+}
+
 impl<'de, S: Source<'de>> Decoder<'de, S> {
     /// Skips one value of type `id` (a node of `schema`) without decoding it. Arrays and maps
     /// written in blocks with byte sizes are skipped a block at a time.

@@ -285,6 +285,52 @@ pub(crate) enum Op {
     Fail(Box<FailOp>),
 }
 
+/// What one value read by op `id` from a writer item that takes no bytes (null, fixed(0), a
+/// record of those, maybe wrapped in a reader union) costs in memory: its `Value`s and the
+/// reader's defaults it holds. Such items are bounded by memory alone, so this is what a count
+/// of them is checked with.
+pub(crate) fn zero_size_item_mem(p: &PlanInner, id: OpId) -> usize {
+    fn heap(v: &Value) -> usize {
+        const V: usize = std::mem::size_of::<Value>();
+        match v {
+            Value::Bytes(b) | Value::Fixed(b) => b.len(),
+            Value::String(s) => s.len(),
+            Value::Decimal(d) | Value::BigDecimal(d) => d.unscaled().len(),
+            Value::Array(items) | Value::Record(items) => items
+                .iter()
+                .fold(items.len() * V, |n, v| n.saturating_add(heap(v))),
+            Value::Map(entries) => entries.iter().fold(
+                entries.len() * std::mem::size_of::<(String, Value)>(),
+                |n, (k, v)| n.saturating_add(k.len()).saturating_add(heap(v)),
+            ),
+            Value::Union(_, v) => V.saturating_add(heap(v)),
+            _ => 0,
+        }
+    }
+    // The writer's item type is not recursive (it takes no bytes), so neither is this walk.
+    fn op_heap(p: &PlanInner, id: OpId) -> usize {
+        const V: usize = std::mem::size_of::<Value>();
+        match &p.ops[id as usize] {
+            Op::Record(r) => {
+                let reads = r.steps.iter().fold(0usize, |n, s| match s {
+                    Step::Read { op, .. } => n.saturating_add(op_heap(p, *op)),
+                    Step::Skip(_) => n,
+                });
+                let defaults = r
+                    .defaults
+                    .iter()
+                    .fold(0usize, |n, (_, v)| n.saturating_add(heap(v)));
+                (r.len as usize * V)
+                    .saturating_add(reads)
+                    .saturating_add(defaults)
+            }
+            Op::Wrap { op, .. } => V.saturating_add(op_heap(p, *op)),
+            _ => 0,
+        }
+    }
+    std::mem::size_of::<Value>().saturating_add(op_heap(p, id))
+}
+
 /// Skips a writer-only value.
 #[inline]
 pub(crate) fn skip<'de, S: Source<'de>>(
