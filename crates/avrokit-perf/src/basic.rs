@@ -624,12 +624,11 @@ fn extended_enum_test(ctx: &Ctx) -> Test {
     let tags = extended_enum_data(ctx.count);
     let bytes = limit::encode(|out| tags.iter().for_each(|&t| limit::put_int(out, t as i32)));
     let n = tags.len();
-    let mut test = Test::new("ExtendedEnum", n, bytes).with(
-        Impl::new(Library::Avrokit, "Value (resolved)").read(generic::avrokit_resolved_read(
-            EXTENDED_ENUM_WRITER,
-            EXTENDED_ENUM_READER,
-            n,
-        )),
+    let mut test = generic::avrokit_resolved_rows(
+        Test::new("ExtendedEnum", n, bytes),
+        EXTENDED_ENUM_WRITER,
+        EXTENDED_ENUM_READER,
+        n,
     );
     if ctx.compare {
         test = test.with_all(peers::read_peers::<EnumRecord>(
@@ -674,12 +673,11 @@ fn unchanged_union_test(ctx: &Ctx) -> Test {
         }
     });
     let n = data.len();
-    let mut test = Test::new("UnchangedUnion", n, bytes).with(
-        Impl::new(Library::Avrokit, "Value (resolved)").read(generic::avrokit_resolved_read(
-            UNCHANGED_UNION,
-            UNCHANGED_UNION,
-            n,
-        )),
+    let mut test = generic::avrokit_resolved_rows(
+        Test::new("UnchangedUnion", n, bytes),
+        UNCHANGED_UNION,
+        UNCHANGED_UNION,
+        n,
     );
     if ctx.compare {
         test = test.with_all(peers::read_peers::<UnionRecord>(

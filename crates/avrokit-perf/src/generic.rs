@@ -1,13 +1,16 @@
 //! Generic tests (batches `-generic` and `-generic-onetime`, WORKLOADS.md sections 6.3 and 6.4):
 //! records through avrokit's generic [`Value`], one datum at a time, 20833 per cycle. The tests
 //! of plain records (Generic, GenericStrings, GenericNested_) also have an avrokit `serde` row,
-//! the like-for-like match of the peers' serde rows.
+//! the like-for-like match of the peers' serde rows. Every Value test has two avrokit rows: a
+//! new Value per datum (`Value`, `Value (resolved)`: the catalog's `read(null, decoder)`), and
+//! one Value reused for every datum (`Value (reused)`, `Value (resolved, reused)`:
+//! `read_value_into` / `read_value_resolved_into`, Java's `read(reuse, decoder)`).
 
 use std::hint::black_box;
 use std::rc::Rc;
 
 use avrokit::resolution::ResolvedPlan;
-use avrokit::value::read_value_resolved;
+use avrokit::value::{read_value_into, read_value_resolved, read_value_resolved_into};
 use avrokit::{Decoder, Encoder, Schema, Value};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -133,6 +136,24 @@ fn avrokit_value_read(schema: &str, n: usize) -> Side<ReadFn> {
     })
 }
 
+/// Reads `n` datums, each into the same Value (`read_value_into`, which reuses the record's
+/// allocations: Java's `read(reuse, decoder)`; the catalog's Generic tests pass `null`).
+fn avrokit_value_read_reused(schema: &str, n: usize) -> Side<ReadFn> {
+    let schema = match parse(schema) {
+        Ok(s) => s,
+        Err(e) => return Side::NotApplicable(e),
+    };
+    let mut v = Value::Null;
+    reader(move |input| {
+        let mut dec = Decoder::from_slice(input);
+        for _ in 0..n {
+            read_value_into(&mut dec, &schema, &mut v)?;
+            black_box(&v);
+        }
+        check_consumed(dec.rest().len())
+    })
+}
+
 /// Compiles a writer/reader resolution plan (once, at init: Java's resolver is built outside
 /// the timed region at HEAD, and cached per schema pair inside its datum readers).
 pub fn plan(writer: &str, reader: &str) -> Result<ResolvedPlan, String> {
@@ -153,6 +174,50 @@ pub fn avrokit_resolved_read(writer: &str, reader_schema: &str, n: usize) -> Sid
         }
         check_consumed(dec.rest().len())
     })
+}
+
+/// Reads `n` datums written with `writer` as Values of the `reader` schema, each into the same
+/// Value (`read_value_resolved_into`, reusing its allocations).
+pub fn avrokit_resolved_read_reused(writer: &str, reader_schema: &str, n: usize) -> Side<ReadFn> {
+    let plan = match plan(writer, reader_schema) {
+        Ok(p) => p,
+        Err(e) => return Side::NotApplicable(e),
+    };
+    let mut v = Value::Null;
+    reader(move |input| {
+        let mut dec = Decoder::from_slice(input);
+        for _ in 0..n {
+            read_value_resolved_into(&mut dec, &plan, &mut v)?;
+            black_box(&v);
+        }
+        check_consumed(dec.rest().len())
+    })
+}
+
+/// The Value row (a new Value per datum, as the catalog's `read(null, decoder)`) and the
+/// reused-Value row.
+fn avrokit_value_rows(test: Test, schema: &str, values: Option<Rc<Vec<Value>>>, n: usize) -> Test {
+    test.with(avrokit_value(schema, values, n)).with(
+        Impl::new(Library::Avrokit, "Value (reused)").read(avrokit_value_read_reused(schema, n)),
+    )
+}
+
+/// The resolved Value rows: a new Value per datum, and one reused Value.
+pub fn avrokit_resolved_rows(test: Test, writer: &str, reader_schema: &str, n: usize) -> Test {
+    test.with(
+        Impl::new(Library::Avrokit, "Value (resolved)").read(avrokit_resolved_read(
+            writer,
+            reader_schema,
+            n,
+        )),
+    )
+    .with(
+        Impl::new(Library::Avrokit, "Value (resolved, reused)").read(avrokit_resolved_read_reused(
+            writer,
+            reader_schema,
+            n,
+        )),
+    )
 }
 
 fn avrokit_value(schema: &str, values: Option<Rc<Vec<Value>>>, n: usize) -> Impl {
@@ -274,11 +339,12 @@ fn generic_test(ctx: &Ctx) -> Test {
     let data = rec_data(ctx.count / 12);
     let n = data.len();
     let values = Rc::new(data.iter().map(rec_value).collect());
-    let mut test = Test::new("Generic", n, rec_bytes(&data)).with(avrokit_value(
+    let mut test = avrokit_value_rows(
+        Test::new("Generic", n, rec_bytes(&data)),
         RECORD_SCHEMA,
         Some(values),
         n,
-    ));
+    );
     let data = Rc::new(data);
     test = test.with(typed::avrokit_serde::<Rec, Rec>(
         RECORD_SCHEMA,
@@ -321,11 +387,12 @@ fn generic_strings_test(ctx: &Ctx) -> Test {
             ])
         })
         .collect();
-    let mut test = Test::new("GenericStrings", n, bytes).with(avrokit_value(
+    let mut test = avrokit_value_rows(
+        Test::new("GenericStrings", n, bytes),
         GENERIC_STRINGS,
         Some(Rc::new(values)),
         n,
-    ));
+    );
     let data = Rc::new(data);
     test = test.with(typed::avrokit_serde::<Strings3, Strings3>(
         GENERIC_STRINGS,
@@ -352,11 +419,12 @@ fn generic_nested_test(ctx: &Ctx) -> Test {
     let data = rec_data(ctx.count / 12);
     let n = data.len();
     let values = Rc::new(data.iter().map(nested_value).collect());
-    let mut test = Test::new("GenericNested_", n, rec_bytes(&data)).with(avrokit_value(
+    let mut test = avrokit_value_rows(
+        Test::new("GenericNested_", n, rec_bytes(&data)),
         NESTED_RECORD_SCHEMA,
         Some(values),
         n,
-    ));
+    );
     let nested: Rc<Vec<Nested>> = Rc::new(data.iter().map(Nested::from).collect());
     test = test.with(typed::avrokit_serde::<Nested, Nested>(
         NESTED_RECORD_SCHEMA,
@@ -441,12 +509,11 @@ fn generic_resolving<R: DeserializeOwned + 'static>(
     let data = rec_data(ctx.count / 12);
     let n = data.len();
     // Java's datum reader (writer -> reader schema) is created once, with the test object.
-    let mut test = Test::new(name, n, rec_bytes(&data)).with(
-        Impl::new(Library::Avrokit, "Value (resolved)").read(avrokit_resolved_read(
-            RECORD_SCHEMA,
-            reader_schema,
-            n,
-        )),
+    let mut test = avrokit_resolved_rows(
+        Test::new(name, n, rec_bytes(&data)),
+        RECORD_SCHEMA,
+        reader_schema,
+        n,
     );
     if ctx.compare {
         let mut peers = peers::read_peers::<R>(RECORD_SCHEMA, reader_schema, n);
@@ -480,7 +547,7 @@ fn onetime(ctx: &Ctx, name: &'static str, life: ReaderLife) -> Test {
     let n = data.len();
     // avrokit's Value reader has no object to construct (the schema is the reader), so a new
     // reader per datum costs it nothing: these rows equal GenericRead for avrokit.
-    let mut test = Test::new(name, n, rec_bytes(&data)).with(avrokit_value(RECORD_SCHEMA, None, n));
+    let mut test = avrokit_value_rows(Test::new(name, n, rec_bytes(&data)), RECORD_SCHEMA, None, n);
     if ctx.compare {
         test = test
             .with(

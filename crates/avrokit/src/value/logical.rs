@@ -15,14 +15,18 @@ use std::fmt;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Decimal {
-    unscaled: Vec<u8>,
+    // A boxed slice, not a `Vec`: 8 bytes less keeps every `Value` at 32 bytes instead of 40.
+    unscaled: Box<[u8]>,
     scale: u32,
 }
 
 impl Decimal {
     /// A decimal from its unscaled two's-complement big-endian bytes and its scale.
     pub fn new(unscaled: Vec<u8>, scale: u32) -> Decimal {
-        Decimal { unscaled, scale }
+        Decimal {
+            unscaled: unscaled.into_boxed_slice(),
+            scale,
+        }
     }
 
     /// A decimal from an unscaled integer, in the fewest bytes.
@@ -40,7 +44,7 @@ impl Decimal {
             }
         }
         Decimal {
-            unscaled: bytes[start..].to_vec(),
+            unscaled: bytes[start..].into(),
             scale,
         }
     }
@@ -102,7 +106,7 @@ impl fmt::Display for Decimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Some(n) = self.to_i128() else {
             write!(f, "0x")?;
-            for b in &self.unscaled {
+            for b in self.unscaled.iter() {
                 write!(f, "{b:02x}")?;
             }
             return write!(f, "e-{}", self.scale);
@@ -160,19 +164,18 @@ pub(crate) fn parse_uuid(s: &str) -> Option<[u8; 16]> {
     if b.len() != 36 || b[8] != b'-' || b[13] != b'-' || b[18] != b'-' || b[23] != b'-' {
         return None;
     }
+    // Every other position is a hex digit (a '-' elsewhere is not, so it cannot shift the
+    // digit pairs past the end: found by fuzzing).
+    let mut digits = b
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| !matches!(i, 8 | 13 | 18 | 23))
+        .map(|(_, &c)| (c as char).to_digit(16));
     let mut out = [0u8; 16];
-    let mut j = 0;
-    let mut i = 0;
-    while i < 36 {
-        if b[i] == b'-' {
-            i += 1;
-            continue;
-        }
-        let hi = (b[i] as char).to_digit(16)?;
-        let lo = (b[i + 1] as char).to_digit(16)?;
-        out[j] = (hi * 16 + lo) as u8;
-        j += 1;
-        i += 2;
+    for o in &mut out {
+        let hi = digits.next()??;
+        let lo = digits.next()??;
+        *o = (hi * 16 + lo) as u8;
     }
     Some(out)
 }

@@ -26,10 +26,10 @@ mod encode;
 mod logical;
 mod resolved;
 
-pub use decode::read_value;
+pub use decode::{read_value, read_value_into};
 pub use encode::write_value;
 pub use logical::{Decimal, Duration};
-pub use resolved::{from_datum_slice_resolved, read_value_resolved};
+pub use resolved::{from_datum_slice_resolved, read_value_resolved, read_value_resolved_into};
 // Shared with the JSON encoding (`crate::json`), which must build and accept the same values.
 pub(crate) use decode::parse_big_decimal;
 pub(crate) use encode::accepts;
@@ -221,3 +221,6 @@ pub fn from_datum_slice(bytes: &[u8], schema: &Schema) -> Result<Value> {
 pub fn from_datum_reader<R: std::io::Read>(reader: R, schema: &Schema) -> Result<Value> {
     read_value(&mut Decoder::from_reader(reader), schema)
 }
+
+#[cfg(test)]
+mod tests;

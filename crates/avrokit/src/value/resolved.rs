@@ -4,14 +4,26 @@
 //! The interpreter only matches on the plan's ops: promotions, skips, defaults and remaps were
 //! all decided when the plan was compiled. Defaults are cloned from values built once, at
 //! compile time.
+//!
+//! As in `decode.rs`, the common leaf ops (and unions of them) run inline in the loop of their
+//! record, array or map, and [`read_value_resolved_into`] overwrites a reused value in place:
+//! a reused record takes each writer field straight into its reader position (no swaps), and
+//! its defaults are assigned in place (a string default reuses the string already there).
 
 use std::mem::size_of;
 
-use super::{read_value, Value};
+use super::decode::{
+    assign_clone, check_map_block, in_field, in_index, in_key, read_branch, set_bytes, set_fixed,
+    set_plain, set_scalar, set_string,
+};
+use super::{read_value, read_value_into, Value};
 use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::Source;
-use crate::resolution::ops::{enum_out_of_range, skip, unknown_symbol, Op, OpId, Step, NO_SYMBOL};
+use crate::resolution::ops::{
+    enum_out_of_range, skip, unknown_symbol, zero_size_item_mem, BytesOut, EnumOp, FailOp,
+    FixedOut, IntOut, LongOut, Op, OpId, Step, StringOut, NO_SYMBOL,
+};
 use crate::resolution::{PlanInner, ResolvedPlan};
 
 /// Reads one datum written with the plan's writer schema, as a value of its reader schema.
@@ -54,10 +66,10 @@ pub fn read_value_resolved<'de, S: Source<'de>>(
         // reader's logical types apply, as with the ops).
         return read_value(dec, &p.reader);
     }
-    read_op(dec, p, p.root).map_err(|e| match p.reader.root().name() {
-        Some(n) => e.in_field(n.name().to_owned()),
-        None => e,
-    })
+    match read_op(dec, p, p.root) {
+        Ok(v) => Ok(v),
+        Err(e) => Err(in_root(e, p)),
+    }
 }
 
 /// Decodes one datum from `bytes` (which must hold exactly that datum) through `plan`.
@@ -86,7 +98,121 @@ pub fn from_datum_slice_resolved(bytes: &[u8], plan: &ResolvedPlan) -> Result<Va
     Ok(v)
 }
 
+/// Reads one datum written with the plan's writer schema into `out`, as a value of its reader
+/// schema, reusing the allocations `out` holds (as [`read_value_into`] does): with one `Value`
+/// reused for a stream of datums, reading allocates only while values grow. Reader-only fields
+/// are assigned their defaults in place (a string default reuses the string already there).
+///
+/// The result is exactly what [`read_value_resolved`] returns. On error `out` holds some valid
+/// but unspecified value.
+///
+/// # Examples
+/// ```
+/// use avrokit::{Decoder, Schema, Value};
+/// use avrokit::resolution::ResolvedPlan;
+/// use avrokit::value::read_value_resolved_into;
+///
+/// let writer = Schema::parse_str(r#"{"type":"record","name":"P","fields":[
+///     {"name":"x","type":"int"}]}"#)?;
+/// let reader = Schema::parse_str(r#"{"type":"record","name":"P","fields":[
+///     {"name":"s","type":"string","default":"-"},{"name":"x","type":"long"}]}"#)?;
+/// let plan = ResolvedPlan::compile(&writer, &reader)?;
+/// let mut dec = Decoder::from_slice(&[0x06, 0x08]);
+/// let mut v = Value::Null;
+/// read_value_resolved_into(&mut dec, &plan, &mut v)?;
+/// assert_eq!(v, Value::Record(vec![Value::String("-".into()), Value::Long(3)]));
+/// read_value_resolved_into(&mut dec, &plan, &mut v)?; // reuses the record's vector
+/// assert_eq!(v, Value::Record(vec![Value::String("-".into()), Value::Long(4)]));
+/// # Ok::<(), avrokit::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`read_value_resolved`].
+pub fn read_value_resolved_into<'de, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    plan: &ResolvedPlan,
+    out: &mut Value,
+) -> Result<()> {
+    let p = plan.inner();
+    if p.identity {
+        return read_value_into(dec, &p.reader, out);
+    }
+    match op_into(dec, p, p.root, out) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(in_root(e, p)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn in_root(e: Error, p: &PlanInner) -> Error {
+    match p.reader.root().name() {
+        Some(n) => e.in_field(n.name().to_owned()),
+        None => e,
+    }
+}
+
+/// The value of a common leaf op (primitives and promotions without a logical type, enums), or
+/// `None` for any other op, which the caller runs out of line.
+#[inline(always)]
+fn try_leaf<'de, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    p: &PlanInner,
+    op: &Op,
+) -> Result<Option<Value>> {
+    Ok(Some(match op {
+        Op::Null => Value::Null,
+        Op::Boolean => Value::Boolean(dec.read_boolean()?),
+        Op::Int(IntOut::Int) => Value::Int(dec.read_int()?),
+        Op::IntToLong(LongOut::Long) => Value::Long(i64::from(dec.read_int()?)),
+        Op::IntToDouble => Value::Double(f64::from(dec.read_int()?)),
+        Op::Long(LongOut::Long) => Value::Long(dec.read_long()?),
+        Op::Float => Value::Float(dec.read_float()?),
+        Op::Double => Value::Double(dec.read_double()?),
+        Op::String(StringOut::String) => Value::String(dec.read_str()?.to_owned()),
+        Op::Enum(e) => Value::Enum(read_enum(dec, p, e)?),
+        _ => return Ok(None),
+    }))
+}
+
+/// Runs op `id`: the common leaves, and unions of them, inline; anything else out of line.
+#[inline(always)]
+fn op_inline<'de, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    p: &PlanInner,
+    id: OpId,
+) -> Result<Value> {
+    let op = &p.ops[id as usize];
+    if let Some(v) = try_leaf(dec, p, op)? {
+        return Ok(v);
+    }
+    match op {
+        // A writer union read as a reader union, branch by branch.
+        Op::Union(branches) => {
+            let i = read_branch(dec, branches)?;
+            dec.enter()?;
+            let v = match &p.ops[branches[i as usize] as usize] {
+                Op::Wrap { index, op } => {
+                    let v = match try_leaf(dec, p, &p.ops[*op as usize])? {
+                        Some(v) => v,
+                        None => read_op(dec, p, *op)?,
+                    };
+                    Value::Union(*index, Box::new(v))
+                }
+                op => match try_leaf(dec, p, op)? {
+                    Some(v) => v,
+                    None => read_op(dec, p, branches[i as usize])?,
+                },
+            };
+            dec.leave();
+            Ok(v)
+        }
+        _ => read_op(dec, p, id),
+    }
+}
+
 /// Runs op `id`.
+#[inline(never)]
 fn read_op<'de, S: Source<'de>>(
     dec: &mut Decoder<'de, S>,
     p: &PlanInner,
@@ -109,15 +235,7 @@ fn read_op<'de, S: Source<'de>>(
         Op::Bytes(out) => out.make(dec.read_bytes()?),
         Op::String(out) => out.make(dec.read_str()?),
         Op::Fixed { size, out } => out.make(dec.read_fixed(*size)?),
-        Op::Enum(e) => {
-            let at = dec.offset();
-            let i = dec.read_enum()?;
-            match e.table.get(i as usize) {
-                Some(&r) if r != NO_SYMBOL => Value::Enum(r),
-                Some(_) => return Err(unknown_symbol(p, e.writer, i, at)),
-                None => return Err(enum_out_of_range(p, e.writer, i, at)),
-            }
-        }
+        Op::Enum(e) => Value::Enum(read_enum(dec, p, e)?),
         Op::Array {
             item,
             zero_size_items,
@@ -129,12 +247,12 @@ fn read_op<'de, S: Source<'de>>(
                 if count == 0 {
                     break;
                 }
-                check_block(dec, *zero_size_items, items.len() as u64, count)?;
+                check_block(dec, p, *item, *zero_size_items, items.len() as u64, count)?;
                 items.reserve(count.min(4096) as usize);
                 for _ in 0..count {
-                    match read_op(dec, p, *item) {
+                    match op_inline(dec, p, *item) {
                         Ok(v) => items.push(v),
-                        Err(e) => return Err(e.in_index(items.len() as u64)),
+                        Err(e) => return Err(in_index(e, items.len())),
                     }
                 }
             }
@@ -149,20 +267,13 @@ fn read_op<'de, S: Source<'de>>(
                 if count == 0 {
                     break;
                 }
-                // A key takes at least its length byte: this block's entries must fit in the
-                // bytes left, and all entries so far in the allocation limit (as `read_value`).
-                dec.check_items(count, 1, 0)?;
-                dec.check_items(
-                    (entries.len() as u64).saturating_add(count),
-                    0,
-                    size_of::<(String, Value)>(),
-                )?;
+                check_map_block(dec, entries.len(), count)?;
                 entries.reserve(count.min(4096) as usize);
                 for _ in 0..count {
                     let key = dec.read_string()?;
-                    match read_op(dec, p, *values) {
+                    match op_inline(dec, p, *values) {
                         Ok(v) => entries.push((key, v)),
-                        Err(e) => return Err(e.in_key(&key)),
+                        Err(e) => return Err(in_key(e, &key)),
                     }
                 }
             }
@@ -173,14 +284,12 @@ fn read_op<'de, S: Source<'de>>(
             dec.enter()?;
             let mut fields = Vec::with_capacity(rec.len as usize);
             for (k, step) in rec.steps.iter().enumerate() {
-                match step {
-                    Step::Read { op, .. } => match read_op(dec, p, *op) {
-                        Ok(v) => fields.push(v),
-                        Err(e) => return Err(e.in_field(rec.names[k].to_string())),
-                    },
-                    Step::Skip(s) => {
-                        skip(dec, p, *s).map_err(|e| e.in_field(rec.names[k].to_string()))?
-                    }
+                let res = match step {
+                    Step::Read { op, .. } => op_inline(dec, p, *op).map(|v| fields.push(v)),
+                    Step::Skip(s) => skip(dec, p, *s),
+                };
+                if let Err(e) = res {
+                    return Err(in_field(e, &rec.names[k]));
                 }
             }
             fields.extend(rec.defaults.iter().map(|(_, v)| v.clone()));
@@ -192,51 +301,258 @@ fn read_op<'de, S: Source<'de>>(
             Value::Record(fields)
         }
         Op::Union(branches) => {
-            let at = dec.offset();
-            let i = dec.read_union_index()?;
-            let Some(&branch) = branches.get(i as usize) else {
-                return Err(Error::at(
-                    ErrorKind::Data,
-                    format!(
-                        "union index {i} out of range for a union of {} branches",
-                        branches.len()
-                    ),
-                    at,
-                ));
-            };
+            let i = read_branch(dec, branches)?;
             dec.enter()?;
-            let v = read_op(dec, p, branch)?;
+            let v = op_inline(dec, p, branches[i as usize])?;
             dec.leave();
             v
         }
-        Op::Wrap { index, op } => Value::Union(*index, Box::new(read_op(dec, p, *op)?)),
-        Op::Fail(f) => {
-            return Err(Error::at(
-                ErrorKind::Resolution,
-                f.message.to_string(),
-                dec.offset(),
-            ))
-        }
-        Op::Pending => {
-            return Err(Error::new(
-                ErrorKind::Resolution,
-                "internal: unfinished plan",
-            ))
-        }
+        Op::Wrap { index, op } => Value::Union(*index, Box::new(op_inline(dec, p, *op)?)),
+        Op::Fail(f) => return Err(fail(dec, f)),
+        Op::Pending => return Err(pending()),
     })
+}
+
+/// Reads a writer enum symbol and maps it to the reader's.
+#[inline(always)]
+fn read_enum<'de, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    p: &PlanInner,
+    e: &EnumOp,
+) -> Result<u32> {
+    let at = dec.offset();
+    let i = dec.read_enum()?;
+    match e.table.get(i as usize) {
+        Some(&r) if r != NO_SYMBOL => Ok(r),
+        Some(_) => Err(unknown_symbol(p, e.writer, i, at)),
+        None => Err(enum_out_of_range(p, e.writer, i, at)),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn fail<'de, S: Source<'de>>(dec: &Decoder<'de, S>, f: &FailOp) -> Error {
+    Error::at(ErrorKind::Resolution, f.message.to_string(), dec.offset())
+}
+
+#[cold]
+#[inline(never)]
+fn pending() -> Error {
+    Error::new(ErrorKind::Resolution, "internal: unfinished plan")
+}
+
+/// Runs a common leaf op (as [`try_leaf`]) into `slot`; false for any other op, which the
+/// caller runs out of line.
+#[inline(always)]
+fn try_leaf_into<'de, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    p: &PlanInner,
+    op: &Op,
+    slot: &mut Value,
+    varies: bool,
+) -> Result<bool> {
+    match op {
+        Op::Null => {
+            if varies {
+                set_plain(slot, Value::Null);
+            } else if !matches!(slot, Value::Null) {
+                *slot = Value::Null;
+            }
+        }
+        Op::Boolean => set_scalar!(slot, Boolean, dec.read_boolean()?, varies),
+        Op::Int(IntOut::Int) => set_scalar!(slot, Int, dec.read_int()?, varies),
+        Op::IntToLong(LongOut::Long) => set_scalar!(slot, Long, i64::from(dec.read_int()?), varies),
+        Op::IntToDouble => set_scalar!(slot, Double, f64::from(dec.read_int()?), varies),
+        Op::Long(LongOut::Long) => set_scalar!(slot, Long, dec.read_long()?, varies),
+        Op::Float => set_scalar!(slot, Float, dec.read_float()?, varies),
+        Op::Double => set_scalar!(slot, Double, dec.read_double()?, varies),
+        Op::String(StringOut::String) => set_string(slot, dec.read_str()?),
+        Op::Enum(e) => set_scalar!(slot, Enum, read_enum(dec, p, e)?, varies),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Runs op `id` into `slot`: the common leaves, and unions of them, inline; anything else out
+/// of line.
+#[inline(always)]
+fn op_into_inline<'de, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    p: &PlanInner,
+    id: OpId,
+    slot: &mut Value,
+) -> Result<()> {
+    let op = &p.ops[id as usize];
+    if try_leaf_into(dec, p, op, slot, false)? {
+        return Ok(());
+    }
+    if let Op::Union(branches) = op {
+        let i = read_branch(dec, branches)?;
+        let branch = branches[i as usize];
+        dec.enter()?;
+        match (&p.ops[branch as usize], &mut *slot) {
+            (Op::Wrap { index, op }, Value::Union(j, inner)) => {
+                *j = *index;
+                if !try_leaf_into(dec, p, &p.ops[*op as usize], inner, true)? {
+                    op_into(dec, p, *op, inner)?;
+                }
+            }
+            (op, slot) => {
+                if !try_leaf_into(dec, p, op, slot, true)? {
+                    op_into(dec, p, branch, slot)?;
+                }
+            }
+        }
+        dec.leave();
+        return Ok(());
+    }
+    op_into(dec, p, id, slot)
+}
+
+/// Runs op `id` into `slot`.
+#[inline(never)]
+fn op_into<'de, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    p: &PlanInner,
+    id: OpId,
+    slot: &mut Value,
+) -> Result<()> {
+    match &p.ops[id as usize] {
+        Op::Record(rec) => {
+            let fields = match slot {
+                Value::Record(fields) if fields.len() == rec.len as usize => fields,
+                _ => {
+                    *slot = read_op(dec, p, id)?;
+                    return Ok(());
+                }
+            };
+            dec.enter()?;
+            for (k, step) in rec.steps.iter().enumerate() {
+                let res = match step {
+                    Step::Read { op, to } => op_into_inline(dec, p, *op, &mut fields[*to as usize]),
+                    Step::Skip(s) => skip(dec, p, *s),
+                };
+                if let Err(e) = res {
+                    return Err(in_field(e, &rec.names[k]));
+                }
+            }
+            for (pos, v) in rec.defaults.iter() {
+                assign_clone(&mut fields[*pos as usize], v);
+            }
+            dec.leave();
+        }
+        Op::Union(branches) => {
+            let i = read_branch(dec, branches)?;
+            dec.enter()?;
+            op_into_inline(dec, p, branches[i as usize], slot)?;
+            dec.leave();
+        }
+        Op::Wrap { index, op } => match slot {
+            Value::Union(i, inner) => {
+                *i = *index;
+                op_into_inline(dec, p, *op, inner)?;
+            }
+            _ => *slot = Value::Union(*index, Box::new(op_inline(dec, p, *op)?)),
+        },
+        Op::Array {
+            item,
+            zero_size_items,
+        } => {
+            let Value::Array(items) = slot else {
+                *slot = read_op(dec, p, id)?;
+                return Ok(());
+            };
+            dec.enter()?;
+            let mut n = 0usize;
+            loop {
+                let (count, _) = dec.read_block_header()?;
+                if count == 0 {
+                    break;
+                }
+                check_block(dec, p, *item, *zero_size_items, n as u64, count)?;
+                for _ in 0..count {
+                    let res = match items.get_mut(n) {
+                        Some(s) => op_into_inline(dec, p, *item, s),
+                        None => {
+                            if items.len() == items.capacity() {
+                                items.reserve(count.min(4096) as usize);
+                            }
+                            op_inline(dec, p, *item).map(|v| items.push(v))
+                        }
+                    };
+                    if let Err(e) = res {
+                        items.truncate(n);
+                        return Err(in_index(e, n));
+                    }
+                    n += 1;
+                }
+            }
+            items.truncate(n);
+            dec.leave();
+        }
+        Op::Map(values) => {
+            let Value::Map(entries) = slot else {
+                *slot = read_op(dec, p, id)?;
+                return Ok(());
+            };
+            dec.enter()?;
+            let mut n = 0usize;
+            loop {
+                let (count, _) = dec.read_block_header()?;
+                if count == 0 {
+                    break;
+                }
+                check_map_block(dec, n, count)?;
+                for _ in 0..count {
+                    if n == entries.len() {
+                        if entries.len() == entries.capacity() {
+                            entries.reserve(count.min(4096) as usize);
+                        }
+                        entries.push((String::new(), Value::Null));
+                    }
+                    let (k, s) = &mut entries[n];
+                    if let Err(e) = dec.read_string_into(k) {
+                        entries.truncate(n);
+                        return Err(e);
+                    }
+                    if let Err(e) = op_into_inline(dec, p, *values, s) {
+                        let e = in_key(e, k);
+                        entries.truncate(n);
+                        return Err(e);
+                    }
+                    n += 1;
+                }
+            }
+            entries.truncate(n);
+            dec.leave();
+        }
+        Op::Enum(e) => set_scalar!(slot, Enum, read_enum(dec, p, e)?, false),
+        Op::Bytes(BytesOut::Bytes) => set_bytes(slot, dec.read_bytes()?),
+        Op::Fixed {
+            size,
+            out: FixedOut::Fixed,
+        } => set_fixed(slot, dec.read_fixed(*size)?),
+        _ => *slot = read_op(dec, p, id)?,
+    }
+    Ok(())
 }
 
 /// Checks a block of `count` more array items against the input left and the limits (as
 /// `read_value` does).
 #[inline]
 fn check_block<'de, S: Source<'de>>(
-    dec: &Decoder<'de, S>,
+    dec: &mut Decoder<'de, S>,
+    p: &PlanInner,
+    item: OpId,
     zero_size_items: bool,
     have: u64,
     count: u64,
 ) -> Result<()> {
-    // Items that take no bytes at all (null, empty records) are only bounded by memory.
-    if !zero_size_items {
+    if zero_size_items {
+        // Items that take no bytes at all (null, empty records) are bounded by memory: what
+        // each becomes (with the reader's defaults), against the budget of the whole value.
+        dec.check_zero_size_items(count, zero_size_item_mem(p, item))?;
+    } else {
         dec.check_items(count, 1, 0)?;
     }
     dec.check_items(have.saturating_add(count), 0, size_of::<Value>())
