@@ -223,7 +223,13 @@ impl Compressor {
     /// When the codec is not enabled or its level is out of range.
     pub(crate) fn new(codec: Codec) -> Result<Compressor> {
         codec.check()?;
-        Ok(Compressor {
+        Ok(Compressor::unchecked(codec))
+    }
+
+    /// A compressor for a codec already [checked](Codec::check). Allocates nothing: each
+    /// codec's state is created by the first block that needs it.
+    pub(crate) fn unchecked(codec: Codec) -> Compressor {
+        Compressor {
             codec,
             #[cfg(feature = "deflate")]
             deflate: None,
@@ -231,7 +237,7 @@ impl Compressor {
             snappy: None,
             #[cfg(feature = "zstandard")]
             zstd: None,
-        })
+        }
     }
 
     /// Appends the compressed form of `input` to `out`.

@@ -126,6 +126,9 @@ impl Header {
     }
 }
 
+/// What one metadata entry costs beyond its key and value bytes: its `(String, Vec<u8>)` slot.
+const ENTRY_COST: usize = std::mem::size_of::<(String, Vec<u8>)>();
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum HState {
     Magic,
@@ -146,8 +149,9 @@ enum HState {
 /// Feed bytes with [`decode`](Self::decode) until [`is_complete`](Self::is_complete), then take
 /// the header with [`finish`](Self::finish); calling `finish` earlier reports where the input
 /// ended. Lengths in the metadata map are checked against [`Limits::max_alloc`] (each, and all
-/// together), and key and value buffers grow only as their bytes arrive, so a hostile length
-/// costs no more memory than the bytes that really follow it.
+/// together with the memory each entry takes in the list), and key and value buffers grow only as
+/// their bytes arrive, so a hostile length costs no more memory than the bytes that really follow
+/// it.
 ///
 /// See the [module docs](self) for an example.
 #[derive(Debug)]
@@ -302,18 +306,26 @@ impl HeaderDecoder {
                         format!("negative metadata {what} length {v}"),
                     ));
                 }
+                // Each entry also costs its slot in the metadata list, so that a header of
+                // millions of empty entries is bounded like one of long values.
+                let slot = if self.state == HState::KeyLen {
+                    ENTRY_COST
+                } else {
+                    0
+                };
                 let left = self.limits.max_alloc.saturating_sub(self.total);
-                if v as u64 > left as u64 {
+                if (v as u64).saturating_add(slot as u64) > left as u64 {
                     return Err(self.at_varint(
                         ErrorKind::Limit,
                         format!(
-                            "metadata {what} length {v} takes the header past the allocation limit of {} bytes",
-                            self.limits.max_alloc
+                            "metadata {what} length {v} takes the header past the allocation limit of {} bytes (after {} entries)",
+                            self.limits.max_alloc,
+                            self.metadata.len()
                         ),
                     ));
                 }
                 self.need = v as usize;
-                self.total += self.need;
+                self.total += self.need + slot;
                 if self.state == HState::KeyLen {
                     self.key.clear();
                     self.state = HState::Key;

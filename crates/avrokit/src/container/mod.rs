@@ -3,9 +3,10 @@
 //!
 //! - [`Writer`] / [`WriterBuilder`]: encode records into blocks, compress them, write them;
 //!   append to an existing file; copy raw blocks between files (`concat`).
+//!   [`WriterTemplate`]: a header prepared once for many files.
 //! - [`Reader`] / [`ReaderBuilder`]: read the header, iterate records as [`Value`]s (or through
 //!   any decoder with [`Reader::next_with`]), iterate raw blocks, read one byte range of a file
-//!   (Hadoop/Spark splits).
+//!   (Hadoop/Spark splits). [`SchemaCache`]: header schemas parsed once for many files.
 //! - [`Codec`]: `null`, `deflate`, `snappy`, `zstandard`, `bzip2`, `xz`, each but `null` behind
 //!   the cargo feature of the same name.
 //! - [`framing`]: the sans-IO header and block parsers that the reader is built on, for
@@ -62,17 +63,26 @@
 //! Records are decoded from the block in place: over a slice with the `null` codec, straight
 //! from the input; otherwise from one decompression buffer reused for every block. The writer
 //! encodes into one reused block buffer and hands the sink one whole block per `write_all`.
+//!
+//! Many small files: a file's fixed costs are its header's schema, rendered as JSON by the
+//! writer and parsed back by the reader, which for a file of a few records cost more than the
+//! records. [`WriterBuilder::template`] renders the header once for any number of files, and a
+//! reader given a [`SchemaCache`] ([`ReaderBuilder::with_schema_cache`]) parses each distinct
+//! header schema text once. A writer's buffer starts small and grows with its block; a stream
+//! reader's input buffer starts at 8 KiB and grows to its capacity only while reads fill it.
 
 pub mod framing;
 
 mod codec;
 mod reader;
+#[cfg(test)]
+mod tests;
 mod writer;
 
 pub use codec::Codec;
 pub use framing::{BlockHeader, Header};
-pub use reader::{DatumReader, RawBlock, Reader, ReaderBuilder};
-pub use writer::{Writer, WriterBuilder};
+pub use reader::{DatumReader, RawBlock, Reader, ReaderBuilder, SchemaCache};
+pub use writer::{Writer, WriterBuilder, WriterTemplate};
 
 #[cfg(doc)]
 use crate::Value;

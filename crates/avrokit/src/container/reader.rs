@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::io::{self, Read, Seek, SeekFrom};
+use std::sync::{Arc, Mutex};
 
 use super::codec::{Codec, Decompressor};
 use super::framing::{
@@ -97,6 +98,7 @@ pub struct ReaderBuilder {
     limits: Limits,
     capacity: usize,
     reader_schema: Option<Schema>,
+    cache: Option<SchemaCache>,
 }
 
 impl Default for ReaderBuilder {
@@ -112,7 +114,17 @@ impl ReaderBuilder {
             limits: Limits::default(),
             capacity: 64 * 1024,
             reader_schema: None,
+            cache: None,
         }
+    }
+
+    /// Takes the file's schema from `cache` when the header's `avro.schema` is, byte for byte,
+    /// a text the cache holds, instead of parsing it; a schema parsed here is added to the
+    /// cache. See [`SchemaCache`].
+    #[must_use]
+    pub fn with_schema_cache(mut self, cache: &SchemaCache) -> ReaderBuilder {
+        self.cache = Some(cache.clone());
+        self
     }
 
     /// Reads records as `schema` (the reader's schema), resolving each against the file's
@@ -181,10 +193,17 @@ impl ReaderBuilder {
 
 type SeekFn<R> = fn(&mut R, SeekFrom) -> io::Result<u64>;
 
+/// The first size of a stream's buffer: a small file costs no large buffer, and a large one
+/// reaches the full capacity after a few reads that fill it.
+const FIRST_BUFFER: usize = 8 * 1024;
+
 /// An `io::Read` with its own buffer, and an optional way to seek it.
 struct Stream<R> {
     inner: R,
-    buf: Box<[u8]>,
+    /// Starts at `FIRST_BUFFER` (or `capacity`), doubling up to `capacity` each time a read
+    /// fills all of it.
+    buf: Vec<u8>,
+    capacity: usize,
     pos: usize,
     end: usize,
     /// The stream offset of `buf[0]`.
@@ -198,7 +217,8 @@ impl<R: Read> Stream<R> {
     fn new(inner: R, capacity: usize, seek: Option<SeekFn<R>>) -> Stream<R> {
         Stream {
             inner,
-            buf: vec![0; capacity.max(1)].into_boxed_slice(),
+            buf: vec![0; capacity.clamp(1, FIRST_BUFFER)],
+            capacity: capacity.max(1),
             pos: 0,
             end: 0,
             base: 0,
@@ -210,6 +230,11 @@ impl<R: Read> Stream<R> {
     /// Refills the (fully consumed) buffer; false at the end of the input.
     fn fill(&mut self) -> Result<bool> {
         self.base += self.end as u64;
+        if self.end == self.buf.len() && self.buf.len() < self.capacity {
+            // The last read filled the buffer: the input is not small, read more at a time.
+            let len = (self.buf.len() * 2).min(self.capacity);
+            self.buf.resize(len, 0);
+        }
         self.pos = 0;
         self.end = 0;
         loop {
@@ -532,6 +557,8 @@ pub struct Reader<'a, R = &'a [u8]> {
     cur: Current,
     done: bool,
     split_end: Option<u64>,
+    /// A schema of another arena found equal to the file's (see `is_file_schema`).
+    matched: Option<Schema>,
 }
 
 impl<'a> Reader<'a, &'a [u8]> {
@@ -575,11 +602,17 @@ impl<'a, R: Read> Reader<'a, R> {
             }
         }
         let header = hd.finish()?;
-        let schema = schema_of(&header)?;
+        let (schema, min_record_size) = match &options.cache {
+            Some(cache) => cache.schema_of(&header)?,
+            None => {
+                let schema = schema_of(&header)?;
+                let min = min_encoded_size(&schema);
+                (schema, min)
+            }
+        };
         let codec = codec_of(&header)?;
         let decompressor = Decompressor::new(codec)?;
         let framer = BlockDecoder::new(&header, limits);
-        let min_record_size = min_encoded_size(&schema);
         let mut reader = Reader {
             input,
             schema: schema.clone(),
@@ -603,6 +636,7 @@ impl<'a, R: Read> Reader<'a, R> {
             data: Vec::new(),
             done: false,
             split_end: None,
+            matched: None,
         };
         if let Some(rs) = &options.reader_schema {
             reader.set_reader_schema(rs)?;
@@ -749,12 +783,33 @@ impl<'a, R: Read> Reader<'a, R> {
         &mut self,
         plan: &DePlan,
     ) -> Option<Result<T>> {
-        if plan.writer() != &self.schema {
+        if !self.is_file_schema(plan.writer()) {
             return Some(Err(Error::schema(
                 "next_serde: the plan's writer schema is not the file's schema",
             )));
         }
         self.next_with(|dec| crate::serde::deserialize_from(dec, plan))
+    }
+
+    /// True when `schema` is the file's schema: the same node of the same arena, or equal
+    /// Parsing Canonical Forms, computed once per schema and then remembered.
+    #[inline]
+    fn is_file_schema(&mut self, schema: &Schema) -> bool {
+        let same = |a: &Schema, b: &Schema| a.same_arena(b) && a.root_id() == b.root_id();
+        if same(schema, &self.schema) || self.matched.as_ref().is_some_and(|m| same(schema, m)) {
+            return true;
+        }
+        self.match_schema(schema)
+    }
+
+    #[cold]
+    fn match_schema(&mut self, schema: &Schema) -> bool {
+        if schema.canonical_form() == self.schema.canonical_form() {
+            self.matched = Some(schema.clone());
+            true
+        } else {
+            false
+        }
     }
 
     /// An iterator over the remaining records as `T`s, read through `plan` (see
@@ -1139,6 +1194,181 @@ impl<R> fmt::Debug for Reader<'_, R> {
             .field("codec", &self.codec)
             .field("sync_marker", &self.header.sync_marker())
             .finish_non_exhaustive()
+    }
+}
+
+/// Writer schemas of container files, remembered by the exact bytes of their header's
+/// `avro.schema` entry, so that readers of many files with the same schema parse it once.
+///
+/// A [`ReaderBuilder::with_schema_cache`] reader looks the header's schema text up here: when
+/// the cache holds exactly those bytes, the reader uses the schema parsed from them before
+/// (and what was derived from it) instead of parsing the text again; otherwise it parses the
+/// text and adds it. Only identical bytes match: a text that differs in anything, even
+/// whitespace, is parsed on its own. The reader's [`schema()`](Reader::schema) is then the
+/// cached `Schema` itself (the same `Arc`), so plans compiled once from it
+/// ([`DePlan::compile`]) are recognised by a pointer comparison.
+///
+/// [`insert`](Self::insert) seeds the cache with a schema you hold, under the text avrokit's
+/// writers put in headers: files written by avrokit with that schema then read as that very
+/// schema. The cache keeps the most recently used texts (16 by default); clones share one
+/// cache, which can be used from several threads.
+///
+/// # Examples
+/// ```
+/// use avrokit::container::{ReaderBuilder, SchemaCache, WriterBuilder};
+/// use avrokit::serde::DePlan;
+/// use avrokit::{Schema, Value};
+/// let schema = Schema::parse_str(r#"{"type":"record","name":"Ping","fields":[{"name":"n","type":"long"}]}"#)?;
+/// let template = WriterBuilder::new(&schema).template()?;
+/// let files = (0..10)
+///     .map(|n| {
+///         let mut w = template.build(Vec::new())?;
+///         w.append(&Value::Record(vec![Value::Long(n)]))?;
+///         w.into_inner()
+///     })
+///     .collect::<Result<Vec<_>, _>>()?;
+///
+/// let cache = SchemaCache::new();
+/// cache.insert(&schema);
+/// let plan = DePlan::compile(&schema)?;
+/// let mut sum = 0;
+/// for file in &files {
+///     let mut r = ReaderBuilder::new().with_schema_cache(&cache).build_slice(file)?;
+///     assert!(r.schema().same_arena(&schema)); // not parsed again
+///     for n in r.serde_iter::<(i64,)>(&plan) {
+///         sum += n?.0;
+///     }
+/// }
+/// assert_eq!(sum, 45);
+/// # Ok::<(), avrokit::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct SchemaCache {
+    inner: Arc<Mutex<CacheEntries>>,
+}
+
+struct CacheEntries {
+    entries: Vec<CacheEntry>,
+    capacity: usize,
+    /// Use counter: the entry with the smallest `used` goes first when the cache is full.
+    clock: u64,
+}
+
+struct CacheEntry {
+    json: Box<[u8]>,
+    schema: Schema,
+    min_record_size: u64,
+    used: u64,
+}
+
+impl Default for SchemaCache {
+    fn default() -> Self {
+        SchemaCache::new()
+    }
+}
+
+impl SchemaCache {
+    /// An empty cache keeping up to 16 schema texts.
+    pub fn new() -> SchemaCache {
+        SchemaCache::with_capacity(16)
+    }
+
+    /// An empty cache keeping up to `capacity` schema texts (at least 1), evicting the least
+    /// recently used beyond that.
+    pub fn with_capacity(capacity: usize) -> SchemaCache {
+        SchemaCache {
+            inner: Arc::new(Mutex::new(CacheEntries {
+                entries: Vec::new(),
+                capacity: capacity.max(1),
+                clock: 0,
+            })),
+        }
+    }
+
+    /// Adds `schema` under the JSON text avrokit's container writers write for it
+    /// ([`WriterBuilder::build`](super::WriterBuilder::build) and
+    /// [`WriterTemplate`](super::WriterTemplate)), replacing any schema cached under that
+    /// text.
+    pub fn insert(&self, schema: &Schema) {
+        let json = crate::schema::write::to_json_text(schema);
+        self.put(json.into(), schema.clone(), min_encoded_size(schema));
+    }
+
+    /// The number of schema texts held.
+    pub fn len(&self) -> usize {
+        self.lock().entries.len()
+    }
+
+    /// True when the cache holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets every schema.
+    pub fn clear(&self) {
+        self.lock().entries.clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, CacheEntries> {
+        // Nothing panics while the lock is held; a poisoned lock still holds valid entries.
+        self.inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The schema of `header` and its minimum record size, from the cache or parsed (and
+    /// then cached).
+    fn schema_of(&self, header: &Header) -> Result<(Schema, u64)> {
+        if let Some(json) = header.get("avro.schema") {
+            let mut c = self.lock();
+            c.clock += 1;
+            let now = c.clock;
+            if let Some(e) = c.entries.iter_mut().find(|e| *e.json == *json) {
+                e.used = now;
+                return Ok((e.schema.clone(), e.min_record_size));
+            }
+        }
+        // Parsed without the lock held: another reader may parse the same text meanwhile,
+        // which costs time, not correctness.
+        let schema = schema_of(header)?;
+        let min = min_encoded_size(&schema);
+        let json = header.get("avro.schema").expect("schema_of found it");
+        self.put(json.into(), schema.clone(), min);
+        Ok((schema, min))
+    }
+
+    fn put(&self, json: Box<[u8]>, schema: Schema, min_record_size: u64) {
+        let mut c = self.lock();
+        c.clock += 1;
+        let used = c.clock;
+        let entry = CacheEntry {
+            json,
+            schema,
+            min_record_size,
+            used,
+        };
+        if let Some(e) = c.entries.iter_mut().find(|e| e.json == entry.json) {
+            *e = entry;
+        } else if c.entries.len() < c.capacity {
+            c.entries.push(entry);
+        } else {
+            let oldest = c
+                .entries
+                .iter_mut()
+                .min_by_key(|e| e.used)
+                .expect("a full cache has entries");
+            *oldest = entry;
+        }
+    }
+}
+
+impl fmt::Debug for SchemaCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = self.lock();
+        f.debug_struct("SchemaCache")
+            .field("len", &c.entries.len())
+            .field("capacity", &c.capacity)
+            .finish()
     }
 }
 

@@ -4,6 +4,7 @@ use std::collections::hash_map::RandomState;
 use std::fmt;
 use std::hash::{BuildHasher, Hasher};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::sync::Arc;
 
 use super::codec::{Codec, Compressor};
 use super::framing::{HeaderDecoder, MAGIC, SYNC_SIZE};
@@ -11,7 +12,7 @@ use super::reader::{codec_of, schema_of, RawBlock, Reader};
 use crate::encode::Encoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::varint::{encode as encode_varint, zigzag64};
-use crate::io::Limits;
+use crate::io::{flush_retrying, Limits};
 use crate::schema::Schema;
 use crate::serde::SerPlan;
 use crate::value::{write_value, Value};
@@ -110,13 +111,27 @@ impl WriterBuilder {
     /// Writes the header to `sink` and returns the writer.
     ///
     /// Blocks reach the sink whole, one `write_all` each, so an unbuffered `File` is fine.
+    /// To write many files with the same options, prepare their header once with
+    /// [`template`](Self::template).
     ///
     /// # Errors
     /// A reserved or repeated metadata key, a codec that is not enabled or has a bad level, or
     /// a failing sink.
-    pub fn build<W: Write>(self, mut sink: W) -> Result<Writer<W>> {
+    pub fn build<W: Write>(self, sink: W) -> Result<Writer<W>> {
+        self.template()?.build(sink)
+    }
+
+    /// Checks the options and renders the header once, for writing any number of files.
+    ///
+    /// Building a writer renders the schema as JSON into the header, which for a file of a
+    /// few records costs more than the records. A [`WriterTemplate`] keeps the rendered
+    /// header, so each [`WriterTemplate::build`] only copies it.
+    ///
+    /// # Errors
+    /// A reserved or repeated metadata key, or a codec that is not enabled or has a bad level.
+    pub fn template(self) -> Result<WriterTemplate> {
         let codec = self.codec.unwrap_or(Codec::Null);
-        let compressor = Compressor::new(codec)?;
+        codec.check()?;
         for (i, (k, _)) in self.metadata.iter().enumerate() {
             if k.starts_with("avro.") {
                 return Err(Error::new(
@@ -131,14 +146,13 @@ impl WriterBuilder {
                 ));
             }
         }
-        let sync = self.sync.unwrap_or_else(random_sync);
-        let schema_json = self.schema.to_json().to_string();
-        let mut header = Vec::with_capacity(schema_json.len() + 64);
-        let mut enc = Encoder::new(&mut header);
+        let schema_json = crate::schema::write::to_json_text(&self.schema);
+        let mut head = Vec::with_capacity(schema_json.len() + 64);
+        let mut enc = Encoder::new(&mut head);
         enc.write_fixed(&MAGIC)?;
         enc.write_map_start(2 + self.metadata.len())?;
         enc.write_string("avro.schema")?;
-        enc.write_bytes(schema_json.as_bytes())?;
+        enc.write_bytes(&schema_json)?;
         enc.write_string("avro.codec")?;
         enc.write_bytes(codec.name().as_bytes())?;
         for (k, v) in &self.metadata {
@@ -146,22 +160,14 @@ impl WriterBuilder {
             enc.write_bytes(v)?;
         }
         enc.write_map_end()?;
-        enc.write_fixed(&sync)?;
-        sink.write_all(&header).map_err(|e| {
-            Error::with_source(
-                ErrorKind::Io,
-                format!("writing the container header failed: {e}"),
-                e,
-            )
-        })?;
-        Ok(Writer::assemble(
-            self,
-            sink,
+        Ok(WriterTemplate {
+            schema: self.schema,
             codec,
-            compressor,
-            sync,
-            header.len() as u64,
-        ))
+            block_size: self.block_size,
+            block_records: self.block_records,
+            sync: self.sync,
+            head: head.into(),
+        })
     }
 
     /// Opens an existing container file to add records at its end.
@@ -183,6 +189,115 @@ impl WriterBuilder {
     }
 }
 
+/// The header of container files prepared once by [`WriterBuilder::template`], for writing
+/// many files with the same schema and options: each [`build`](Self::build) copies the
+/// rendered header instead of rendering the schema again.
+///
+/// A file built from a template is the file [`WriterBuilder::build`] writes with the same
+/// options, byte for byte (`build` goes through a template). Every file gets the builder's sync
+/// marker if it set one, else a new random marker of its own. Cloning a template is cheap (the
+/// header is shared).
+///
+/// # Examples
+/// ```
+/// use avrokit::container::{Codec, Reader, WriterBuilder};
+/// use avrokit::{Schema, Value};
+/// let schema = Schema::parse_str(r#"{"type":"record","name":"Ping","fields":[{"name":"n","type":"long"}]}"#)?;
+/// let template = WriterBuilder::new(&schema)
+///     .with_codec(Codec::Snappy)
+///     .with_metadata("origin", "sensor-7")
+///     .template()?;
+/// let mut files = Vec::new();
+/// for n in 0..100 {
+///     let mut w = template.build(Vec::new())?;
+///     w.append(&Value::Record(vec![Value::Long(n)]))?;
+///     files.push(w.into_inner()?);
+/// }
+/// let r = Reader::from_slice(&files[42])?;
+/// assert_eq!(r.metadata_value("origin"), Some(&b"sensor-7"[..]));
+/// assert_eq!(r.collect::<Result<Vec<_>, _>>()?, [Value::Record(vec![Value::Long(42)])]);
+/// # Ok::<(), avrokit::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct WriterTemplate {
+    schema: Schema,
+    codec: Codec,
+    block_size: usize,
+    block_records: u64,
+    sync: Option<[u8; SYNC_SIZE]>,
+    /// The header up to its sync marker: magic and metadata map.
+    head: Arc<[u8]>,
+}
+
+impl WriterTemplate {
+    /// Writes the header to `sink` (in one `write_all`) and returns the writer.
+    ///
+    /// # Errors
+    /// A failing sink.
+    pub fn build<W: Write>(&self, mut sink: W) -> Result<Writer<W>> {
+        let sync = self.sync.unwrap_or_else(random_sync);
+        // The header is staged in the buffer the writer encodes its blocks in: one allocation
+        // for both, and none beyond it for a file of a few small records.
+        let len = self.head.len() + SYNC_SIZE;
+        let mut block = Vec::with_capacity(len.max(PREFIX + 256));
+        block.extend_from_slice(&self.head);
+        block.extend_from_slice(&sync);
+        sink.write_all(&block).map_err(|e| {
+            Error::with_source(
+                ErrorKind::Io,
+                format!("writing the container header failed: {e}"),
+                e,
+            )
+        })?;
+        block.clear();
+        block.resize(PREFIX, 0);
+        Ok(Writer {
+            sink: Some(sink),
+            schema: self.schema.clone(),
+            codec: self.codec,
+            compressor: Compressor::unchecked(self.codec),
+            sync,
+            block,
+            frame: Vec::new(),
+            count: 0,
+            block_size: self.block_size,
+            block_records: self.block_records,
+            poisoned: false,
+            offset: len as u64,
+            blocks: 0,
+        })
+    }
+
+    /// The schema of the files.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// The codec of the files' blocks.
+    pub fn codec(&self) -> Codec {
+        self.codec
+    }
+
+    /// The header every file starts with, up to its 16-byte sync marker: the magic bytes and
+    /// the metadata map (`avro.schema`, `avro.codec`, then the builder's entries).
+    pub fn header_without_sync_marker(&self) -> &[u8] {
+        &self.head
+    }
+}
+
+impl fmt::Debug for WriterTemplate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WriterTemplate")
+            .field("schema", &self.schema)
+            .field("codec", &self.codec)
+            .field("block_size", &self.block_size)
+            .field("block_records", &self.block_records)
+            .field("sync_marker", &self.sync)
+            .field("header_len", &(self.head.len() + SYNC_SIZE))
+            .finish()
+    }
+}
+
 /// Writes an Avro object container file.
 ///
 /// Records are encoded straight into a block buffer that is reused from block to block. A
@@ -195,10 +310,19 @@ impl WriterBuilder {
 /// Sink errors surface from the call that writes: [`append`](Self::append) (when a block
 /// fills), [`flush`](Self::flush) and [`finish`](Self::finish). A failed write may have left
 /// part of a block in the sink, so the writer is then *poisoned*: every later call fails, and
-/// [`is_poisoned`](Self::is_poisoned) says so. Everything before that block is intact, and a
-/// reader rejects the partial block rather than misreading it. Records appended since the last
-/// successful flush are only in memory until their block is written: dropping the writer
-/// writes them but cannot report an error, so call [`finish`](Self::finish).
+/// [`is_poisoned`](Self::is_poisoned) says so (a sink that would work again changes nothing:
+/// bytes written after a partial block could never be read). Everything before that block is
+/// intact, and a reader returns the records of the complete blocks and then rejects the partial
+/// one ([`ErrorKind::Eof`]) rather than misreading it. A file cut exactly at a block boundary
+/// is indistinguishable from a shorter complete file (the format has no trailer): only the
+/// writer's error tells the two apart.
+///
+/// # Dropping without `finish`
+/// Records appended since the last block was written are only in memory. Dropping an
+/// unpoisoned writer writes them as a last block and flushes the sink, best effort, as
+/// `std::io::BufWriter` does: a failure then cannot be reported (the reader sees the complete
+/// blocks, then the end of the file or of its input inside the last one). Call
+/// [`finish`](Self::finish) to know that the file is complete.
 ///
 /// # Examples
 /// ```
@@ -242,6 +366,7 @@ impl<W: Write> Writer<W> {
         WriterBuilder::new(schema).build(sink)
     }
 
+    /// A writer continuing a file whose first `offset` bytes are in `sink`.
     fn assemble(
         b: WriterBuilder,
         sink: W,
@@ -446,6 +571,9 @@ impl<W: Write> Writer<W> {
     /// # Errors
     /// A block of another codec, a poisoned writer, or a sink error.
     pub fn append_raw_block(&mut self, block: &RawBlock<'_>) -> Result<()> {
+        // Checked here, not only by `write_block` (which has nothing to do when no records are
+        // pending): a block must never follow the partial one a failed write left.
+        self.check_poisoned()?;
         if !block.codec().same_format(&self.codec) {
             return Err(Error::new(
                 ErrorKind::Container,
@@ -498,6 +626,7 @@ impl<W: Write> Writer<W> {
     /// A different schema (Parsing Canonical Form) or codec, a corrupt input block framing, a
     /// poisoned writer, or a sink error.
     pub fn append_blocks_from<R: Read>(&mut self, reader: &mut Reader<'_, R>) -> Result<u64> {
+        self.check_poisoned()?;
         if reader.schema().canonical_form() != self.schema.canonical_form() {
             return Err(Error::new(
                 ErrorKind::Container,
@@ -529,7 +658,7 @@ impl<W: Write> Writer<W> {
     pub fn flush(&mut self) -> Result<()> {
         self.write_block()?;
         self.check_poisoned()?;
-        let r = self.sink.as_mut().expect("sink present").flush();
+        let r = flush_retrying(self.sink.as_mut().expect("sink present"));
         if let Err(e) = r {
             self.poisoned = true;
             return Err(Error::with_source(
@@ -757,8 +886,8 @@ fn open_for_append<W: Read + Write + Seek>(
 }
 
 impl<W: Write> Drop for Writer<W> {
-    /// Writes the pending records and flushes, ignoring errors (call
-    /// [`finish`](Writer::finish) to see them).
+    /// Writes the pending records and flushes, best effort, ignoring errors (call
+    /// [`finish`](Writer::finish) to see them); a poisoned writer writes nothing more.
     fn drop(&mut self) {
         if self.sink.is_some() && !self.poisoned {
             let _ = self.flush();
@@ -779,23 +908,24 @@ impl<W: Write> fmt::Debug for Writer<W> {
     }
 }
 
-/// 16 bytes from the standard library's randomly seeded SipHash keys (seeded from the OS once
-/// per thread, then varied per `RandomState`), mixed with the time and a counter.
+/// 16 random bytes: SipHash, under keys the standard library draws from the operating system
+/// (a `RandomState`, made once per thread), of a per-thread file counter. Distinct files of a
+/// thread get distinct inputs, threads and processes distinct keys; no system call per file.
 fn random_sync() -> [u8; SYNC_SIZE] {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    let mut out = [0u8; SYNC_SIZE];
-    for (i, half) in out.chunks_exact_mut(8).enumerate() {
-        let mut h = RandomState::new().build_hasher();
-        h.write_u128(nanos);
-        h.write_u64(n);
-        h.write_usize(i);
-        half.copy_from_slice(&h.finish().to_le_bytes());
+    use std::cell::Cell;
+    thread_local! {
+        static STATE: (RandomState, Cell<u64>) = (RandomState::new(), Cell::new(0));
     }
-    out
+    STATE.with(|(keys, counter)| {
+        let n = counter.get();
+        counter.set(n.wrapping_add(1));
+        let mut out = [0u8; SYNC_SIZE];
+        for (i, half) in out.chunks_exact_mut(8).enumerate() {
+            let mut h = keys.build_hasher();
+            h.write_u64(n);
+            h.write_usize(i);
+            half.copy_from_slice(&h.finish().to_le_bytes());
+        }
+        out
+    })
 }

@@ -12,5 +12,6 @@ mod source;
 pub(crate) mod varint;
 
 pub use limits::Limits;
+pub(crate) use sink::flush_retrying;
 pub use sink::{BlockingSink, BufferedSink, DirectSink, Sink};
 pub use source::{ReaderSource, Reference, SliceSource, Source};

@@ -173,10 +173,16 @@ impl<S: Sink + ?Sized> Sink for &mut S {
 ///
 /// Call [`Sink::flush`] (or [`Encoder::flush`](crate::Encoder::flush)) at the end: dropping the
 /// sink does not write what is buffered, so that a failure is never silent.
+///
+/// Once the writer fails, the sink is poisoned: the bytes it held are lost (the writer may have
+/// taken part of them), so every later write and flush fails too, even if the writer would
+/// work again; a stream with a hole in it is never reported as written.
 pub struct BufferedSink<W: Write> {
     buf: Vec<u8>,
+    /// The buffer's size; 0 once poisoned, which sends every write to the (failing) slow path.
     capacity: usize,
     inner: W,
+    poisoned: bool,
 }
 
 impl<W: Write> BufferedSink<W> {
@@ -195,6 +201,7 @@ impl<W: Write> BufferedSink<W> {
             buf: Vec::with_capacity(capacity),
             capacity,
             inner,
+            poisoned: false,
         }
     }
 
@@ -206,18 +213,52 @@ impl<W: Write> BufferedSink<W> {
     /// Flushes and returns the inner writer.
     ///
     /// # Errors
-    /// When writing the buffered bytes fails.
+    /// When writing the buffered bytes fails, or the sink is poisoned by an earlier failure.
     pub fn into_inner(mut self) -> Result<W> {
         self.drain()?;
         Ok(self.inner)
     }
 
+    /// True after the writer failed: nothing more can be written.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned
+    }
+
     #[cold]
     #[inline(never)]
     fn drain(&mut self) -> Result<()> {
+        if self.poisoned {
+            self.buf.clear();
+            return Err(poisoned());
+        }
         let r = self.inner.write_all(&self.buf);
         self.buf.clear();
-        r.map_err(Error::io)
+        r.map_err(|e| self.poison(e))
+    }
+
+    #[cold]
+    fn poison(&mut self, e: std::io::Error) -> Error {
+        self.poisoned = true;
+        self.capacity = 0;
+        Error::io(e)
+    }
+}
+
+#[cold]
+fn poisoned() -> Error {
+    Error::new(
+        crate::error::ErrorKind::Io,
+        "the sink is poisoned by an earlier write error: nothing more can be written",
+    )
+}
+
+/// `flush`, retried while it is interrupted (as `write_all` retries writes).
+pub(crate) fn flush_retrying<W: Write>(w: &mut W) -> std::io::Result<()> {
+    loop {
+        match w.flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            r => return r,
+        }
     }
 }
 
@@ -227,7 +268,7 @@ impl<W: Write> Sink for BufferedSink<W> {
         if self.buf.len() + bytes.len() > self.capacity {
             self.drain()?;
             if bytes.len() >= self.capacity {
-                return self.inner.write_all(bytes).map_err(Error::io);
+                return self.inner.write_all(bytes).map_err(|e| self.poison(e));
             }
         }
         self.buf.extend_from_slice(bytes);
@@ -253,35 +294,65 @@ impl<W: Write> Sink for BufferedSink<W> {
 
     fn flush(&mut self) -> Result<()> {
         self.drain()?;
-        self.inner.flush().map_err(Error::io)
+        flush_retrying(&mut self.inner).map_err(|e| self.poison(e))
     }
 }
 
 /// Writes every call straight through to the `io::Write`: for callers who buffer themselves.
+///
+/// Once the writer fails, the sink is poisoned: every later write and flush fails too (a
+/// failed `write_all` may have written part of its bytes).
 pub struct DirectSink<W: Write> {
     inner: W,
+    poisoned: bool,
 }
 
 impl<W: Write> DirectSink<W> {
     /// A sink writing through to `inner`.
     pub fn new(inner: W) -> DirectSink<W> {
-        DirectSink { inner }
+        DirectSink {
+            inner,
+            poisoned: false,
+        }
     }
 
     /// The inner writer.
     pub fn into_inner(self) -> W {
         self.inner
     }
+
+    /// True after the writer failed: nothing more can be written.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, e: Option<std::io::Error>) -> Error {
+        match e {
+            Some(e) => {
+                self.poisoned = true;
+                Error::io(e)
+            }
+            None => poisoned(),
+        }
+    }
 }
 
 impl<W: Write> Sink for DirectSink<W> {
     #[inline]
     fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
-        self.inner.write_all(bytes).map_err(Error::io)
+        if self.poisoned {
+            return Err(self.fail(None));
+        }
+        self.inner.write_all(bytes).map_err(|e| self.fail(Some(e)))
     }
 
     fn flush(&mut self) -> Result<()> {
-        self.inner.flush().map_err(Error::io)
+        if self.poisoned {
+            return Err(self.fail(None));
+        }
+        flush_retrying(&mut self.inner).map_err(|e| self.fail(Some(e)))
     }
 }
 

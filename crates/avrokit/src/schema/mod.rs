@@ -32,7 +32,7 @@ mod canonical;
 mod fingerprint;
 mod name;
 mod parse;
-mod write;
+pub(crate) mod write;
 
 use std::collections::HashMap;
 use std::fmt;
