@@ -724,3 +724,392 @@ fn a_closed_stdout_ends_quietly() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+// ------------------------------------------------------------------ generated hostile files
+
+/// What the library makes of a file, for each way the CLI reads one: the header alone
+/// (`getschema`, `getmeta`), the records decoded (`tojson`, `cat`, `recodec`, `split-read`),
+/// skipped (`count`), or the raw blocks (`concat`). True when it reads cleanly.
+#[derive(Debug, Clone, Copy)]
+struct Verdicts {
+    header: bool,
+    values: bool,
+    skipped: bool,
+    blocks: bool,
+}
+
+fn verdicts(bytes: &[u8]) -> Verdicts {
+    use avrokit::container::Reader;
+    let open = || Reader::from_slice(bytes);
+    let Ok(mut r) = open() else {
+        return Verdicts {
+            header: false,
+            values: false,
+            skipped: false,
+            blocks: false,
+        };
+    };
+    let values = r.by_ref().all(|v| v.is_ok());
+    let mut r = open().unwrap();
+    let s = r.schema().clone();
+    let skipped =
+        std::iter::from_fn(|| r.next_with(|d| d.skip_value(&s, s.root_id()))).all(|v| v.is_ok());
+    let mut r = open().unwrap();
+    let blocks = loop {
+        match r.next_raw_block() {
+            Ok(Some(_)) => {}
+            Ok(None) => break true,
+            Err(_) => break false,
+        }
+    };
+    Verdicts {
+        header: true,
+        values,
+        skipped,
+        blocks,
+    }
+}
+
+/// Runs every reading subcommand over `file` (`all`: also the ones that only read the header,
+/// and `split-read` and `recodec`), bounded in time and memory; each must succeed exactly when
+/// the library reads the file cleanly the same way, and otherwise fail with exit code 1 and one
+/// stderr line naming the file, leaving no output file behind.
+fn check_hostile(file: &Path, dir: &Path, all: bool, what: &str) {
+    let bytes = fs::read(file).unwrap();
+    let v = verdicts(&bytes);
+    let out = dir.join("out.avro");
+    let len = bytes.len().to_string();
+    let mut runs: Vec<(Vec<&str>, bool, bool)> = vec![
+        (vec!["tojson", p(file)], v.values, false),
+        (vec!["count", p(file)], v.skipped, false),
+        (vec!["cat", p(file), p(&out)], v.values, true),
+        (vec!["concat", p(file), p(&out)], v.blocks, true),
+    ];
+    if all {
+        runs.extend([
+            (vec!["getschema", p(file)], v.header, false),
+            (vec!["getmeta", p(file)], v.header, false),
+            (
+                vec!["recodec", "--codec", "deflate", p(file), p(&out)],
+                v.values,
+                true,
+            ),
+            (
+                vec!["split-read", "--start", "0", "--end", &len, p(file)],
+                v.values,
+                false,
+            ),
+        ]);
+    }
+    for (args, clean, writes) in runs {
+        let _ = fs::remove_file(&out);
+        let (o, _) = run_bounded(&args);
+        let ctx = format!("{what}: avrokit {args:?}");
+        let code = o.status.code();
+        assert!(
+            code.is_some_and(|c| c != 101 && c != 70),
+            "{ctx}: exit {code:?} (a crash), stderr {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        if clean {
+            assert_eq!(
+                code,
+                Some(0),
+                "{ctx}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        } else {
+            let err = fails(&o, 1);
+            assert!(
+                err.contains(p(file)),
+                "{ctx}: the error names the file: {err}"
+            );
+            if writes {
+                assert!(!out.exists(), "{ctx}: a failed command leaves no output");
+            }
+        }
+    }
+}
+
+/// A small file of `codec`: 10 records of a record schema in blocks of 3, fixed sync marker.
+fn small_file(codec: avrokit::container::Codec) -> Vec<u8> {
+    use avrokit::container::WriterBuilder;
+    use avrokit::{Schema, Value};
+    let schema = Schema::parse_str(
+        r#"{"type":"record","name":"R","fields":[{"name":"id","type":"long"},
+            {"name":"s","type":"string"},{"name":"u","type":["null","int"]},
+            {"name":"m","type":{"type":"map","values":"double"}}]}"#,
+    )
+    .unwrap();
+    let mut w = WriterBuilder::new(&schema)
+        .with_codec(codec)
+        .with_block_records(3)
+        .with_sync_marker([0x33; 16])
+        .build(Vec::new())
+        .unwrap();
+    for i in 0..10i64 {
+        w.append(&Value::Record(vec![
+            Value::Long(i),
+            Value::String(format!("record {i}")),
+            Value::Union(1, Box::new(Value::Int(i as i32))),
+            Value::Map(vec![("k".into(), Value::Double(i as f64))]),
+        ]))
+        .unwrap();
+    }
+    w.into_inner().unwrap()
+}
+
+#[test]
+fn damaged_files_of_every_codec_fail_cleanly_in_every_subcommand() {
+    use avrokit::container::{Codec, Reader};
+    let dir = scratch("damaged");
+    for name in CODECS {
+        let codec = Codec::from_name(name).unwrap();
+        let good = small_file(codec);
+        let r = Reader::from_slice(&good).unwrap();
+        let header = r.header().len() as usize;
+        let mut r = Reader::from_slice(&good).unwrap();
+        let mut blocks = Vec::new();
+        while let Some(b) = r.next_raw_block().unwrap() {
+            let h = *b.header();
+            blocks.push((h.offset as usize, h.data_offset as usize, h.size as usize));
+        }
+        // Damage to the header, through every subcommand.
+        let mut header_damage: Vec<(String, Vec<u8>)> = vec![
+            ("empty".into(), Vec::new()),
+            ("cut in the magic".into(), good[..3].to_vec()),
+            ("cut in the schema".into(), good[..header / 2].to_vec()),
+            (
+                "cut in the header's marker".into(),
+                good[..header - 1].to_vec(),
+            ),
+        ];
+        for (what, i) in [
+            ("magic", 1),
+            ("schema", header / 2),
+            ("header's marker", header - 1),
+        ] {
+            let mut bad = good.clone();
+            bad[i] ^= 0x21;
+            header_damage.push((format!("flip in the {what}"), bad));
+        }
+        // Damage to the blocks (all of them for null, two for the others).
+        let mut block_damage: Vec<(String, Vec<u8>)> = Vec::new();
+        for (b, &(start, data, size)) in blocks.iter().enumerate() {
+            if name != "null" && b % 2 == 1 {
+                continue;
+            }
+            let end = data + size + 16;
+            block_damage.push((
+                format!("cut in block {b}'s data"),
+                good[..data + size / 2].to_vec(),
+            ));
+            block_damage.push((
+                format!("cut in block {b}'s marker"),
+                good[..end - 5].to_vec(),
+            ));
+            for (what, i) in [
+                ("count", start),
+                ("size", data - 1),
+                ("data", data + size / 2),
+                ("last data byte", data + size - 1),
+                ("marker", end - 9),
+            ] {
+                let mut bad = good.clone();
+                bad[i] ^= 0x04;
+                block_damage.push((format!("flip in block {b}'s {what}"), bad));
+            }
+        }
+        for (all, damage) in [(true, header_damage), (false, block_damage)] {
+            for (what, bytes) in damage {
+                let file = dir.join(format!("{name}.avro"));
+                fs::write(&file, &bytes).unwrap();
+                check_hostile(&file, &dir, all, &format!("{name}, {what}"));
+            }
+        }
+    }
+}
+
+/// A file of `schema` with a null codec and the given raw blocks, framed by hand.
+fn handmade_file(entries: &[(&str, &[u8])], blocks: &[(i64, &[u8])]) -> Vec<u8> {
+    fn varint(n: i64, out: &mut Vec<u8>) {
+        let mut z = ((n << 1) ^ (n >> 63)) as u64;
+        while z >= 0x80 {
+            out.push(z as u8 | 0x80);
+            z >>= 7;
+        }
+        out.push(z as u8);
+    }
+    let mut out = b"Obj\x01".to_vec();
+    varint(entries.len() as i64, &mut out);
+    for (k, v) in entries {
+        varint(k.len() as i64, &mut out);
+        out.extend_from_slice(k.as_bytes());
+        varint(v.len() as i64, &mut out);
+        out.extend_from_slice(v);
+    }
+    out.push(0);
+    out.extend_from_slice(&[7; 16]);
+    for (count, data) in blocks {
+        varint(*count, &mut out);
+        varint(data.len() as i64, &mut out);
+        out.extend_from_slice(data);
+        out.extend_from_slice(&[7; 16]);
+    }
+    out
+}
+
+#[test]
+fn hostile_files_fail_cleanly_in_every_subcommand() {
+    let dir = scratch("hostile");
+    let schema = |s: &'static str| ("avro.schema", s.as_bytes());
+    let list = r#"{"type":"record","name":"L","fields":[{"name":"next","type":["null","L"]}]}"#;
+    let deep_schema =
+        r#"{"type":"array","items":"#.repeat(100_000) + r#""int""# + &"}".repeat(100_000);
+    let deep_datum = vec![0x02; 100_000];
+    let mut huge_size = handmade_file(&[schema(r#""int""#)], &[]);
+    huge_size.extend([
+        0x02, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x02,
+    ]);
+    let mut big_size = handmade_file(&[schema(r#""int""#)], &[]);
+    big_size.extend([0x02, 0x80, 0x80, 0x80, 0x80, 0x01, 0x02]); // 128 MiB claimed, 1 byte
+    let mut huge_key = b"Obj\x01\x02".to_vec();
+    huge_key.extend([0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("block size 2^62", huge_size),
+        ("block size 128 MiB, 1 byte there", big_size),
+        ("metadata key length i64::MAX", huge_key),
+        (
+            "negative count",
+            handmade_file(&[schema(r#""int""#)], &[(-1, &[2])]),
+        ),
+        (
+            "count i64::MAX of null",
+            handmade_file(&[schema(r#""null""#)], &[(i64::MAX, &[])]),
+        ),
+        (
+            "count over the bytes",
+            handmade_file(&[schema(r#""int""#)], &[(9, &[2, 4])]),
+        ),
+        (
+            "bytes after the records",
+            handmade_file(&[schema(r#""int""#)], &[(1, &[2, 4])]),
+        ),
+        (
+            "string length i64::MIN",
+            handmade_file(&[schema(r#""string""#)], &[(1, &[0xff; 10])]),
+        ),
+        (
+            "string length 2^62",
+            handmade_file(
+                &[schema(r#""string""#)],
+                &[(
+                    1,
+                    &[0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01],
+                )],
+            ),
+        ),
+        (
+            "union index 5",
+            handmade_file(&[schema(r#"["null","int"]"#)], &[(1, &[0x0a, 0x02])]),
+        ),
+        (
+            "enum index 7",
+            handmade_file(
+                &[schema(r#"{"type":"enum","name":"E","symbols":["A"]}"#)],
+                &[(1, &[0x0e])],
+            ),
+        ),
+        (
+            "invalid UTF-8",
+            handmade_file(&[schema(r#""string""#)], &[(1, &[0x04, 0xc3, 0x28])]),
+        ),
+        (
+            "invalid UTF-8 map key",
+            handmade_file(
+                &[schema(r#"{"type":"map","values":"null"}"#)],
+                &[(1, &[0x02, 0x04, 0xc0, 0x80, 0x00])],
+            ),
+        ),
+        (
+            "unknown codec",
+            handmade_file(&[schema(r#""int""#), ("avro.codec", b"lzo")], &[(1, &[2])]),
+        ),
+        (
+            "snappy without its CRC",
+            handmade_file(
+                &[schema(r#""int""#), ("avro.codec", b"snappy")],
+                &[(1, &[1, 0, 2])],
+            ),
+        ),
+        (
+            "a datum 100,000 deep",
+            handmade_file(&[("avro.schema", list.as_bytes())], &[(1, &deep_datum)]),
+        ),
+        (
+            "a schema 100,000 deep",
+            handmade_file(&[("avro.schema", deep_schema.as_bytes())], &[]),
+        ),
+    ];
+    for (what, bytes) in cases {
+        let file = dir.join("hostile.avro");
+        fs::write(&file, &bytes).unwrap();
+        let v = verdicts(&bytes);
+        assert!(!v.values, "{what}: {v:?}");
+        check_hostile(&file, &dir, true, what);
+    }
+}
+
+#[test]
+fn schemas_and_json_nested_100_000_deep_fail_cleanly() {
+    let dir = scratch("deep-schema");
+    let deep = dir.join("deep.avsc");
+    fs::write(
+        &deep,
+        r#"{"type":"array","items":"#.repeat(100_000) + r#""int""# + &"}".repeat(100_000),
+    )
+    .unwrap();
+    let unions = dir.join("unions.avsc");
+    fs::write(&unions, "[".repeat(100_000)).unwrap();
+    let ok_schema = dir.join("ok.avsc");
+    fs::write(&ok_schema, r#""int""#).unwrap();
+    let data = dir.join("data.jsonl");
+    fs::write(&data, "1\n2\n").unwrap();
+    let avro = dir.join("data.avro");
+    ok(&["fromjson", "--schema", p(&ok_schema), p(&data), p(&avro)]);
+    let out = dir.join("out.avro");
+    for schema in [&deep, &unions] {
+        let runs: Vec<Vec<&str>> = vec![
+            vec!["fromjson", "--schema", p(schema), p(&data), p(&out)],
+            vec!["canonical", p(schema)],
+            vec!["fingerprint", p(schema)],
+            vec!["compat", "--reader", p(schema), "--writer", p(&ok_schema)],
+            vec!["compat", "--reader", p(&ok_schema), "--writer", p(schema)],
+            vec!["random", "--schema", p(schema), "--count", "3", p(&out)],
+            vec!["tojson", "--reader-schema", p(schema), p(&avro)],
+        ];
+        for args in runs {
+            let (o, _) = run_bounded(&args);
+            let err = fails(&o, 1);
+            assert!(
+                err.contains(p(schema)),
+                "{args:?}: the error names the schema: {err}"
+            );
+            assert!(!out.exists(), "{args:?}");
+        }
+    }
+    // A JSON record nested 100,000 deep, for a recursive schema.
+    let list = dir.join("list.avsc");
+    fs::write(
+        &list,
+        r#"{"type":"record","name":"L","fields":[{"name":"next","type":["null","L"]}]}"#,
+    )
+    .unwrap();
+    let deep_data = dir.join("deep.jsonl");
+    fs::write(&deep_data, r#"{"next":{"L":"#.repeat(100_000) + "\n").unwrap();
+    let (o, _) = run_bounded(&["fromjson", "--schema", p(&list), p(&deep_data), p(&out)]);
+    let err = fails(&o, 1);
+    assert!(err.contains("line 1"), "{err}");
+    assert!(err.contains("deep"), "{err}");
+    assert!(!out.exists());
+}
