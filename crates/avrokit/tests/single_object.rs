@@ -353,6 +353,19 @@ fn container_serde_round_trip() {
         w.append_serde(&items[0], &other).unwrap_err().kind(),
         ErrorKind::Schema
     );
+    // A plan compiled from an equal schema parsed apart is accepted, again and again, and
+    // remembering it does not let another schema through.
+    let reparsed = avrokit::Schema::parse_str(&w.schema().to_json().to_string()).unwrap();
+    let equal = SerPlan::compile(&reparsed).unwrap();
+    let mut extra = Vec::new();
+    for it in items.iter().take(3) {
+        w.append_serde(it, &equal).unwrap();
+        extra.push(it);
+    }
+    assert_eq!(
+        w.append_serde(&items[0], &other).unwrap_err().kind(),
+        ErrorKind::Schema
+    );
     let file = w.into_inner().unwrap();
 
     // Structs, through next_serde and serde_iter.
@@ -361,7 +374,8 @@ fn container_serde_round_trip() {
     let first = r.next_serde::<TestMessage>(&de).unwrap().unwrap();
     assert_eq!(first, items[0]);
     let rest: Vec<TestMessage> = r.serde_iter(&de).collect::<Result<_, _>>().unwrap();
-    assert_eq!(rest, items[1..]);
+    let expected: Vec<&TestMessage> = items[1..].iter().chain(extra.iter().copied()).collect();
+    assert_eq!(rest.iter().collect::<Vec<_>>(), expected);
     assert!(r.next_serde::<TestMessage>(&de).is_none());
 
     // Values, matching the serde encoding.
@@ -369,7 +383,7 @@ fn container_serde_round_trip() {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(values.len(), items.len());
+    assert_eq!(values.len(), items.len() + extra.len());
     assert_eq!(
         values[5],
         Value::Record(vec![
@@ -402,7 +416,7 @@ fn container_serde_round_trip() {
     }
     let plan = DePlan::resolving(r.schema(), &evolved).unwrap();
     let slim: Vec<Slim> = r.serde_iter(&plan).collect::<Result<_, _>>().unwrap();
-    assert_eq!(slim.len(), items.len());
+    assert_eq!(slim.len(), items.len() + extra.len());
     assert_eq!(
         slim[3],
         Slim {

@@ -84,5 +84,35 @@ pub use framing::{BlockHeader, Header};
 pub use reader::{DatumReader, RawBlock, Reader, ReaderBuilder, SchemaCache};
 pub use writer::{Writer, WriterBuilder, WriterTemplate};
 
+use crate::Schema;
 #[cfg(doc)]
 use crate::Value;
+
+/// Remembers a schema of another arena found equal to a file's, so that checking a plan's
+/// schema against the file costs a pointer compare per datum, and the canonical forms are
+/// compared once per schema (readers' `next_serde`, writers' `append_serde`).
+#[derive(Default)]
+pub(crate) struct SchemaMatch {
+    matched: Option<Schema>,
+}
+
+impl SchemaMatch {
+    /// True when `schema` is `file`: the same node of the same arena, or an equal Parsing
+    /// Canonical Form (computed on the first sight of that schema only).
+    #[inline]
+    pub(crate) fn is(&mut self, file: &Schema, schema: &Schema) -> bool {
+        let same = |a: &Schema, b: &Schema| a.same_arena(b) && a.root_id() == b.root_id();
+        same(schema, file) || self.matched.as_ref().is_some_and(|m| same(schema, m)) || {
+            self.slow(file, schema)
+        }
+    }
+
+    #[cold]
+    fn slow(&mut self, file: &Schema, schema: &Schema) -> bool {
+        let equal = schema.canonical_form() == file.canonical_form();
+        if equal {
+            self.matched = Some(schema.clone());
+        }
+        equal
+    }
+}

@@ -557,8 +557,8 @@ pub struct Reader<'a, R = &'a [u8]> {
     cur: Current,
     done: bool,
     split_end: Option<u64>,
-    /// A schema of another arena found equal to the file's (see `is_file_schema`).
-    matched: Option<Schema>,
+    /// Plans' schemas found equal to the file's.
+    matched: super::SchemaMatch,
 }
 
 impl<'a> Reader<'a, &'a [u8]> {
@@ -636,7 +636,7 @@ impl<'a, R: Read> Reader<'a, R> {
             data: Vec::new(),
             done: false,
             split_end: None,
-            matched: None,
+            matched: super::SchemaMatch::default(),
         };
         if let Some(rs) = &options.reader_schema {
             reader.set_reader_schema(rs)?;
@@ -791,25 +791,10 @@ impl<'a, R: Read> Reader<'a, R> {
         self.next_with(|dec| crate::serde::deserialize_from(dec, plan))
     }
 
-    /// True when `schema` is the file's schema: the same node of the same arena, or equal
-    /// Parsing Canonical Forms, computed once per schema and then remembered.
+    /// True when `schema` is the file's schema (see [`SchemaMatch`](super::SchemaMatch)).
     #[inline]
     fn is_file_schema(&mut self, schema: &Schema) -> bool {
-        let same = |a: &Schema, b: &Schema| a.same_arena(b) && a.root_id() == b.root_id();
-        if same(schema, &self.schema) || self.matched.as_ref().is_some_and(|m| same(schema, m)) {
-            return true;
-        }
-        self.match_schema(schema)
-    }
-
-    #[cold]
-    fn match_schema(&mut self, schema: &Schema) -> bool {
-        if schema.canonical_form() == self.schema.canonical_form() {
-            self.matched = Some(schema.clone());
-            true
-        } else {
-            false
-        }
+        self.matched.is(&self.schema, schema)
     }
 
     /// An iterator over the remaining records as `T`s, read through `plan` (see

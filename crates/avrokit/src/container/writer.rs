@@ -254,6 +254,7 @@ impl WriterTemplate {
         Ok(Writer {
             sink: Some(sink),
             schema: self.schema.clone(),
+            matched: super::SchemaMatch::default(),
             codec: self.codec,
             compressor: Compressor::unchecked(self.codec),
             sync,
@@ -341,6 +342,8 @@ pub struct Writer<W: Write> {
     /// `None` only once taken by `into_inner`.
     sink: Option<W>,
     schema: Schema,
+    /// Plans' schemas found equal to `schema` (`append_serde`).
+    matched: super::SchemaMatch,
     codec: Codec,
     compressor: Compressor,
     sync: [u8; SYNC_SIZE],
@@ -378,6 +381,7 @@ impl<W: Write> Writer<W> {
         Writer {
             sink: Some(sink),
             schema: b.schema,
+            matched: super::SchemaMatch::default(),
             codec,
             compressor,
             sync,
@@ -528,7 +532,7 @@ impl<W: Write> Writer<W> {
         value: &T,
         plan: &SerPlan,
     ) -> Result<()> {
-        if plan.schema() != &self.schema {
+        if !self.matched.is(&self.schema, plan.schema()) {
             return Err(Error::schema(
                 "append_serde: the plan was compiled from another schema than the file's",
             ));
