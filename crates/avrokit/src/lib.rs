@@ -60,6 +60,7 @@ pub mod encode;
 mod error;
 pub mod io;
 pub mod json;
+mod logical;
 pub mod resolution;
 pub mod schema;
 pub mod serde;

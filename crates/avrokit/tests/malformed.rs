@@ -19,66 +19,20 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
 use avrokit::container::{Codec, RawBlock, Reader, ReaderBuilder, WriterBuilder};
 use avrokit::serde::DePlan;
 use avrokit::value::{from_datum_slice_resolved, read_value};
 use avrokit::{Decoder, Error, ErrorKind, Limits, ResolvedPlan, Schema, Value};
+use common::alloc::largest_allocation;
+use common::codecs;
 use common::reference_long as varint;
 use serde::Deserialize as _;
 
 // ------------------------------------------------------------------ allocation and stack bounds
 
-/// Records the largest single allocation made on the current thread.
-struct Counting;
-
-thread_local! {
-    static LARGEST: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note(size: usize) {
-    let _ = LARGEST.try_with(|c| {
-        if size > c.get() {
-            c.set(size);
-        }
-    });
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator; `note` only touches a
-// const-initialised thread-local `Cell<usize>`, which never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note(layout.size());
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note(new_size);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// Runs `f` and returns its result with the largest allocation it made on this thread.
-fn largest_allocation<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    LARGEST.with(|c| c.set(0));
-    let r = f();
-    (r, LARGEST.with(Cell::get))
-}
+static ALLOCATOR: common::alloc::Counting = common::alloc::Counting;
 
 const MIB: usize = 1 << 20;
 
@@ -148,21 +102,6 @@ fn record(i: i64) -> Value {
 
 fn records() -> Vec<Value> {
     (0..10).map(record).collect()
-}
-
-/// Every codec of this build. bzip2 at level 1 keeps its decoder's tables small (400 KB).
-fn codecs() -> Vec<Codec> {
-    [
-        Codec::Null,
-        Codec::DEFLATE,
-        Codec::Snappy,
-        Codec::ZSTANDARD,
-        Codec::Bzip2 { level: 1 },
-        Codec::Xz { level: 1 },
-    ]
-    .into_iter()
-    .filter(Codec::is_enabled)
-    .collect()
 }
 
 /// Codecs whose block checksum covers every payload byte: a corrupt payload cannot decode to

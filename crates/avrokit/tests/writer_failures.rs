@@ -15,6 +15,8 @@
 //!
 //! Also: a writer dropped without `finish`, and sinks that return `Interrupted` (retried).
 
+mod common;
+
 use std::cell::RefCell;
 use std::io::{self, BufWriter, Write};
 use std::rc::Rc;
@@ -205,20 +207,6 @@ const N: i64 = 23;
 
 fn values() -> Vec<Value> {
     (0..N).map(value).collect()
-}
-
-fn codecs() -> Vec<Codec> {
-    [
-        Codec::Null,
-        Codec::DEFLATE,
-        Codec::Snappy,
-        Codec::ZSTANDARD,
-        Codec::Bzip2 { level: 1 },
-        Codec::Xz { level: 0 },
-    ]
-    .into_iter()
-    .filter(Codec::is_enabled)
-    .collect()
 }
 
 fn builder(codec: Codec) -> WriterBuilder {

@@ -4,9 +4,10 @@
 use serde_json::Value as Json;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::schema::{EnumSchema, Field, FixedSchema, LogicalType, Node, NodeId, NodeKind, Schema};
+use crate::schema::{EnumSchema, Field, FixedSchema, Node, NodeId, NodeKind, Schema};
 use crate::schema::{RecordSchema, UnionSchema};
-use crate::value::{parse_big_decimal, parse_uuid, Decimal, Duration, Value};
+use crate::logical::{BytesOut, FixedOut, IntOut, LongOut, StringOut};
+use crate::value::Value;
 
 /// Datum or default-value JSON: they differ only in unions.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -241,22 +242,9 @@ pub(super) fn integer_value(node: &Node, v: i64) -> Result<Value> {
             let Ok(v) = i32::try_from(v) else {
                 return Err(out_of_range(node, &v.to_string()));
             };
-            match node.logical {
-                Some(LogicalType::Date) => Value::Date(v),
-                Some(LogicalType::TimeMillis) => Value::TimeMillis(v),
-                _ => Value::Int(v),
-            }
+            IntOut::of(node.logical).make(v)
         }
-        _ => match node.logical {
-            Some(LogicalType::TimeMicros) => Value::TimeMicros(v),
-            Some(LogicalType::TimestampMillis) => Value::TimestampMillis(v),
-            Some(LogicalType::TimestampMicros) => Value::TimestampMicros(v),
-            Some(LogicalType::TimestampNanos) => Value::TimestampNanos(v),
-            Some(LogicalType::LocalTimestampMillis) => Value::LocalTimestampMillis(v),
-            Some(LogicalType::LocalTimestampMicros) => Value::LocalTimestampMicros(v),
-            Some(LogicalType::LocalTimestampNanos) => Value::LocalTimestampNanos(v),
-            _ => Value::Long(v),
-        },
+        _ => LongOut::of(node.logical).make(v),
     })
 }
 
@@ -285,26 +273,13 @@ pub(super) fn code_points_to_bytes(s: &str) -> Result<Vec<u8>> {
 
 /// `bytes` with its logical type, as the binary decoder builds it.
 pub(super) fn bytes_value(node: &Node, b: Vec<u8>) -> Value {
-    match node.logical {
-        Some(LogicalType::Decimal { scale, .. }) => Value::Decimal(Decimal::new(b, scale)),
-        Some(LogicalType::BigDecimal) => match parse_big_decimal(&b) {
-            Some(d) => Value::BigDecimal(d),
-            None => Value::Bytes(b),
-        },
-        _ => Value::Bytes(b),
-    }
+    BytesOut::of(node.logical).make_owned(b)
 }
 
 /// `string` with its logical type, as the binary decoder builds it: a `uuid` that does not
 /// parse stays a string.
 pub(super) fn string_value(node: &Node, s: String) -> Value {
-    match node.logical {
-        Some(LogicalType::Uuid) => match parse_uuid(&s) {
-            Some(u) => Value::Uuid(u),
-            None => Value::String(s),
-        },
-        _ => Value::String(s),
-    }
+    StringOut::of(node.logical).make_owned(s)
 }
 
 /// `fixed` with its logical type, size-checked.
@@ -317,18 +292,7 @@ pub(super) fn fixed_value(node: &Node, f: &FixedSchema, b: Vec<u8>) -> Result<Va
             b.len()
         )));
     }
-    Ok(match node.logical {
-        Some(LogicalType::Decimal { scale, .. }) => Value::Decimal(Decimal::new(b, scale)),
-        Some(LogicalType::Uuid) => match <[u8; 16]>::try_from(b.as_slice()) {
-            Ok(u) => Value::Uuid(u),
-            Err(_) => Value::Fixed(b),
-        },
-        Some(LogicalType::Duration) => match <[u8; 12]>::try_from(b.as_slice()) {
-            Ok(d) => Value::Duration(Duration::from_bytes(&d)),
-            Err(_) => Value::Fixed(b),
-        },
-        _ => Value::Fixed(b),
-    })
+    Ok(FixedOut::of(node.logical, f.size).make_owned(b))
 }
 
 pub(super) fn enum_value(e: &EnumSchema, symbol: &str) -> Result<Value> {

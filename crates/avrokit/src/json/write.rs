@@ -2,8 +2,9 @@
 //! `serde_json::Value` tree) behind the [`Out`] trait, so both apply exactly the same rules.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::schema::{LogicalType, Node, NodeId, NodeKind, Schema};
-use crate::value::{accepts, format_uuid, Value};
+use crate::schema::{Node, NodeId, NodeKind, Schema};
+use crate::logical::{big_decimal, uuid};
+use crate::value::{accepts, checked_decimal, fixed_decimal, Value};
 
 /// How deep values may nest when writing (as [`write_value`](crate::value::write_value)): a
 /// cyclic or absurdly deep value is an error, not a stack overflow.
@@ -149,13 +150,10 @@ fn leaf<O: Out>(out: &mut O, value: &Value, node: &Node) -> Result<()> {
         (NodeKind::Double, Value::Int(v)) => out.double(f64::from(*v)),
         (NodeKind::Double, Value::Long(v)) => out.double(*v as f64),
         (NodeKind::Bytes, Value::Bytes(b)) => out.bytes(b),
-        (NodeKind::Bytes, Value::Decimal(d)) => {
-            check_scale(node, d.scale())?;
-            out.bytes(d.unscaled());
-        }
-        (NodeKind::Bytes, Value::BigDecimal(d)) => out.bytes(&big_decimal_payload(d)?),
+        (NodeKind::Bytes, Value::Decimal(d)) => out.bytes(checked_decimal(node, d)?),
+        (NodeKind::Bytes, Value::BigDecimal(d)) => out.bytes(&big_decimal::payload(d)?),
         (NodeKind::String, Value::String(s)) => out.string(s),
-        (NodeKind::String, Value::Uuid(u)) => out.string(&format_uuid(u)),
+        (NodeKind::String, Value::Uuid(u)) => out.string(uuid::as_str(&uuid::text(u))),
         (NodeKind::Fixed(f), Value::Fixed(b)) => {
             if b.len() != f.size {
                 return Err(Error::data(format!(
@@ -167,16 +165,7 @@ fn leaf<O: Out>(out: &mut O, value: &Value, node: &Node) -> Result<()> {
             }
             out.bytes(b);
         }
-        (NodeKind::Fixed(f), Value::Decimal(d)) => {
-            check_scale(node, d.scale())?;
-            let b = d.to_fixed(f.size).ok_or_else(|| {
-                Error::data(format!(
-                    "decimal {d} does not fit in fixed {} of {} bytes",
-                    f.name, f.size
-                ))
-            })?;
-            out.bytes(&b);
-        }
+        (NodeKind::Fixed(_), Value::Decimal(d)) => out.bytes(fixed_decimal(node, d)?.as_slice()),
         (NodeKind::Fixed(f), Value::Uuid(u)) if f.size == 16 => out.bytes(u),
         (NodeKind::Fixed(f), Value::Duration(d)) if f.size == 12 => out.bytes(&d.to_bytes()),
         (NodeKind::Enum(e), Value::Enum(i)) => match e.symbols.get(*i as usize) {
@@ -231,26 +220,6 @@ fn enter(depth: usize) -> Result<usize> {
         ));
     }
     Ok(depth + 1)
-}
-
-fn check_scale(node: &Node, scale: u32) -> Result<()> {
-    match node.logical {
-        Some(LogicalType::Decimal { scale: s, .. }) if s != scale => Err(Error::data(format!(
-            "decimal value has scale {scale}, the schema has scale {s}"
-        ))),
-        _ => Ok(()),
-    }
-}
-
-/// The `big-decimal` bytes: the unscaled integer as Avro `bytes`, then the scale as an `int`.
-fn big_decimal_payload(d: &crate::value::Decimal) -> Result<Vec<u8>> {
-    let scale = i32::try_from(d.scale())
-        .map_err(|_| Error::data(format!("big-decimal scale {} exceeds an int", d.scale())))?;
-    let mut payload = Vec::with_capacity(d.unscaled().len() + 10);
-    let mut enc = crate::Encoder::new(&mut payload);
-    enc.write_bytes(d.unscaled())?;
-    enc.write_int(scale)?;
-    Ok(payload)
 }
 
 #[cold]

@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use super::literal::FieldDefault;
 use super::ops::{
     BytesOut, EnumOp, FailOp, FixedOut, IntOut, LongOut, Op, OpId, RecordOp, Skip, Step, StringOut,
     NO_SYMBOL,
@@ -19,7 +20,6 @@ use super::ops::{
 use super::rules::{self, Path, Shallow};
 use crate::decode::fixed_size;
 use crate::error::{Error, ErrorKind};
-use crate::json::default_to_value;
 use crate::schema::{NodeId, NodeKind, Schema};
 
 /// How deep the walk over a schema pair may go. Each level descends one level in both schemas,
@@ -310,8 +310,8 @@ impl Compiler<'_> {
                 continue;
             }
             self.path.push_field(&rf.name);
-            let value = match &rf.default {
-                Some(json) => default_to_value(json, reader, rf.schema)
+            let default = match &rf.default {
+                Some(json) => FieldDefault::from_json(json, reader, pos as u32, rf.schema)
                     .map_err(|why| self.error(format!("invalid default: {why}"))),
                 None => Err(self.error(format!(
                     "the writer's record {} has no field \"{}\" and the reader's field has no \
@@ -320,7 +320,7 @@ impl Compiler<'_> {
                 ))),
             };
             self.path.pop();
-            defaults.push((pos as u32, value?));
+            defaults.push(default?);
         }
 
         // The reader position of each value in push order (reads in writer order, then the
@@ -331,7 +331,7 @@ impl Compiler<'_> {
                 Step::Read { to, .. } => Some(*to),
                 Step::Skip(_) => None,
             })
-            .chain(defaults.iter().map(|(p, _)| *p))
+            .chain(defaults.iter().map(|d| d.pos))
             .collect();
         let mut swaps = Vec::new();
         for i in 0..targets.len() {

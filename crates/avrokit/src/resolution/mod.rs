@@ -2,7 +2,8 @@
 //! reader's), as the specification's "Schema Resolution" section describes.
 //!
 //! - [`ResolvedPlan::compile`] compiles a writer/reader pair once into a plan: promotions,
-//!   skipped writer-only fields, reader-only fields' defaults (converted to values once), enum
+//!   skipped writer-only fields, reader-only fields' defaults (converted once, to a literal no
+//!   front end owns, and to the `Value` the Value reader clones), enum
 //!   symbol and union branch remaps are all decided there. The plan is `Clone` (an `Arc`),
 //!   `Send + Sync`, and reused for every datum: nothing on the data path looks a name up.
 //! - [`read_value_resolved`](crate::value::read_value_resolved) and
@@ -93,8 +94,11 @@
 pub(crate) mod compat;
 pub(crate) mod compile;
 mod decoder;
+pub(crate) mod literal;
 pub(crate) mod ops;
 pub(crate) mod rules;
+/// Reading [`Value`](crate::Value)s through a plan; public as `avrokit::value::*`.
+pub(crate) mod value;
 
 use std::fmt;
 use std::sync::Arc;

@@ -2,182 +2,21 @@
 //!
 //! An op says what to read from the wire (the writer's encoding) and what [`Value`] to produce
 //! (the reader's shape). Recursive schemas become cycles of op indices. Everything here is
-//! decided once at compile time; the interpreter in `value/resolved.rs` only matches on ops.
+//! decided once at compile time; the interpreters (`value.rs` for `Value`s, serde's, the
+//! `ResolvingDecoder`'s flat program) only match on ops.
 
+use super::literal::FieldDefault;
 use super::PlanInner;
 use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::Source;
-use crate::schema::{LogicalType, NodeId, NodeKind};
-use crate::value::{parse_big_decimal, parse_uuid, Decimal, Duration, Value};
+// The reader's logical types, as every front end presents them.
+pub(crate) use crate::logical::{BytesOut, FixedOut, IntOut, LongOut, StringOut};
+use crate::schema::{NodeId, NodeKind};
+use crate::value::Value;
 
 /// The index of an op in [`Ops`].
 pub(crate) type OpId = u32;
-
-/// How a wire `int` is presented in the reader's shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum IntOut {
-    Int,
-    Date,
-    TimeMillis,
-}
-
-impl IntOut {
-    pub(crate) fn of(logical: Option<LogicalType>) -> IntOut {
-        match logical {
-            Some(LogicalType::Date) => IntOut::Date,
-            Some(LogicalType::TimeMillis) => IntOut::TimeMillis,
-            _ => IntOut::Int,
-        }
-    }
-
-    #[inline(always)]
-    pub(crate) fn make(self, v: i32) -> Value {
-        match self {
-            IntOut::Int => Value::Int(v),
-            IntOut::Date => Value::Date(v),
-            IntOut::TimeMillis => Value::TimeMillis(v),
-        }
-    }
-}
-
-/// How a `long` (read or promoted from an int) is presented in the reader's shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LongOut {
-    Long,
-    TimeMicros,
-    TimestampMillis,
-    TimestampMicros,
-    TimestampNanos,
-    LocalTimestampMillis,
-    LocalTimestampMicros,
-    LocalTimestampNanos,
-}
-
-impl LongOut {
-    pub(crate) fn of(logical: Option<LogicalType>) -> LongOut {
-        match logical {
-            Some(LogicalType::TimeMicros) => LongOut::TimeMicros,
-            Some(LogicalType::TimestampMillis) => LongOut::TimestampMillis,
-            Some(LogicalType::TimestampMicros) => LongOut::TimestampMicros,
-            Some(LogicalType::TimestampNanos) => LongOut::TimestampNanos,
-            Some(LogicalType::LocalTimestampMillis) => LongOut::LocalTimestampMillis,
-            Some(LogicalType::LocalTimestampMicros) => LongOut::LocalTimestampMicros,
-            Some(LogicalType::LocalTimestampNanos) => LongOut::LocalTimestampNanos,
-            _ => LongOut::Long,
-        }
-    }
-
-    #[inline(always)]
-    pub(crate) fn make(self, v: i64) -> Value {
-        match self {
-            LongOut::Long => Value::Long(v),
-            LongOut::TimeMicros => Value::TimeMicros(v),
-            LongOut::TimestampMillis => Value::TimestampMillis(v),
-            LongOut::TimestampMicros => Value::TimestampMicros(v),
-            LongOut::TimestampNanos => Value::TimestampNanos(v),
-            LongOut::LocalTimestampMillis => Value::LocalTimestampMillis(v),
-            LongOut::LocalTimestampMicros => Value::LocalTimestampMicros(v),
-            LongOut::LocalTimestampNanos => Value::LocalTimestampNanos(v),
-        }
-    }
-}
-
-/// How length-prefixed bytes (written as `bytes` or `string`) are presented as reader `bytes`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BytesOut {
-    Bytes,
-    Decimal(u32),
-    BigDecimal,
-}
-
-impl BytesOut {
-    pub(crate) fn of(logical: Option<LogicalType>) -> BytesOut {
-        match logical {
-            Some(LogicalType::Decimal { scale, .. }) => BytesOut::Decimal(scale),
-            Some(LogicalType::BigDecimal) => BytesOut::BigDecimal,
-            _ => BytesOut::Bytes,
-        }
-    }
-
-    /// The value, as `read_value` builds it (a malformed `big-decimal` stays bytes).
-    #[inline]
-    pub(crate) fn make(self, b: &[u8]) -> Value {
-        match self {
-            BytesOut::Bytes => Value::Bytes(b.to_vec()),
-            BytesOut::Decimal(scale) => Value::Decimal(Decimal::new(b.to_vec(), scale)),
-            BytesOut::BigDecimal => match parse_big_decimal(b) {
-                Some(d) => Value::BigDecimal(d),
-                None => Value::Bytes(b.to_vec()),
-            },
-        }
-    }
-}
-
-/// How a reader `string` (written as `string` or `bytes`) is presented.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum StringOut {
-    String,
-    Uuid,
-}
-
-impl StringOut {
-    pub(crate) fn of(logical: Option<LogicalType>) -> StringOut {
-        match logical {
-            Some(LogicalType::Uuid) => StringOut::Uuid,
-            _ => StringOut::String,
-        }
-    }
-
-    /// The value, as `read_value` builds it (a malformed `uuid` stays a string).
-    #[inline]
-    pub(crate) fn make(self, s: &str) -> Value {
-        match self {
-            StringOut::String => Value::String(s.to_owned()),
-            StringOut::Uuid => match parse_uuid(s) {
-                Some(u) => Value::Uuid(u),
-                None => Value::String(s.to_owned()),
-            },
-        }
-    }
-}
-
-/// How a reader `fixed` is presented.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FixedOut {
-    Fixed,
-    Decimal(u32),
-    Uuid,
-    Duration,
-}
-
-impl FixedOut {
-    pub(crate) fn of(logical: Option<LogicalType>, size: usize) -> FixedOut {
-        match logical {
-            Some(LogicalType::Decimal { scale, .. }) => FixedOut::Decimal(scale),
-            Some(LogicalType::Uuid) if size == 16 => FixedOut::Uuid,
-            Some(LogicalType::Duration) if size == 12 => FixedOut::Duration,
-            _ => FixedOut::Fixed,
-        }
-    }
-
-    /// The value, as `read_value` builds it.
-    #[inline]
-    pub(crate) fn make(self, b: &[u8]) -> Value {
-        match self {
-            FixedOut::Fixed => Value::Fixed(b.to_vec()),
-            FixedOut::Decimal(scale) => Value::Decimal(Decimal::new(b.to_vec(), scale)),
-            FixedOut::Uuid => match <[u8; 16]>::try_from(b) {
-                Ok(u) => Value::Uuid(u),
-                Err(_) => Value::Fixed(b.to_vec()),
-            },
-            FixedOut::Duration => match <&[u8; 12]>::try_from(b) {
-                Ok(d) => Value::Duration(Duration::from_bytes(d)),
-                Err(_) => Value::Fixed(b.to_vec()),
-            },
-        }
-    }
-}
 
 /// Skipping a writer-only value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,9 +46,8 @@ pub(crate) struct RecordOp {
     /// skip (error paths only).
     pub(crate) names: Box<[Box<str>]>,
     pub(crate) steps: Box<[Step]>,
-    /// Reader position and (precomputed) default value of each reader-only field, in reader
-    /// order.
-    pub(crate) defaults: Box<[(u32, Value)]>,
+    /// Each reader-only field's position and default, in reader order.
+    pub(crate) defaults: Box<[FieldDefault]>,
     /// Number of reader fields.
     pub(crate) len: u32,
     /// Swaps that move the values, pushed in writer order and then the defaults, to the reader's
@@ -319,7 +157,7 @@ pub(crate) fn zero_size_item_mem(p: &PlanInner, id: OpId) -> usize {
                 let defaults = r
                     .defaults
                     .iter()
-                    .fold(0usize, |n, (_, v)| n.saturating_add(heap(v)));
+                    .fold(0usize, |n, d| n.saturating_add(heap(&d.value)));
                 (r.len as usize * V)
                     .saturating_add(reads)
                     .saturating_add(defaults)

@@ -15,7 +15,7 @@ use ::serde::de::{
 };
 use ::serde::forward_to_deserialize_any;
 
-use super::logical::{format_uuid, Temporal, Text, Unit};
+use super::logical::{format_uuid, parse_uuid, Temporal, Text, Unit};
 use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::{ReaderSource, Reference, SliceSource, Source};
@@ -25,7 +25,7 @@ use crate::resolution::ops::{
 };
 use crate::resolution::{PlanInner, ResolvedPlan};
 use crate::schema::{NodeId, NodeKind, Schema};
-use crate::value::{parse_uuid, Value};
+use crate::value::Value;
 
 /// A plan for reading Rust values with serde: data written with one schema (the writer's),
 /// read in the shape of another (the reader's), or of the same one.
@@ -1187,7 +1187,7 @@ impl<'a, 'de, S: Source<'de>> RecordAccess<'a, 'de, S> {
         match self.pending {
             Pending::Read(k, _) => &self.rec.names[k],
             Pending::Default(i) => {
-                let pos = self.rec.defaults[i].0 as usize;
+                let pos = self.rec.defaults[i].pos as usize;
                 self.reader
                     .and_then(|r| r.fields.get(pos))
                     .map_or("", |f| f.name.as_str())
@@ -1222,7 +1222,7 @@ impl<'a, 'de, S: Source<'de>> RecordAccess<'a, 'de, S> {
     /// Reader-only field `i`'s default.
     #[inline(never)]
     fn default_value<T: DeserializeSeed<'de>>(&mut self, i: usize, seed: T) -> Result<T::Value> {
-        let (pos, value) = &self.rec.defaults[i];
+        let (pos, value) = (&self.rec.defaults[i].pos, &self.rec.defaults[i].value);
         let reader = &self.p.plan.inner().reader;
         let node = match &reader.node(self.rec.reader).kind {
             NodeKind::Record(r) => r.fields.get(*pos as usize).map(|f| f.schema),
@@ -1555,7 +1555,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_> {
             Value::Decimal(d) => visitor.visit_bytes(d.unscaled()),
             Value::BigDecimal(d) => visitor.visit_bytes(d.unscaled()),
             Value::Uuid(u) => match node {
-                NodeKind::String => visitor.visit_str(&crate::value::format_uuid(u)),
+                NodeKind::String => visitor.visit_str(&crate::logical::uuid::format(u)),
                 _ => visitor.visit_bytes(u),
             },
             Value::Duration(d) => visitor.visit_bytes(&d.to_bytes()),

@@ -12,7 +12,9 @@
 use std::fmt::{self, Write as _};
 
 use crate::error::{Error, Result};
-use crate::resolution::ops::{IntOut, LongOut};
+pub(crate) use crate::logical::decimal::check_precision as check_decimal;
+pub(crate) use crate::logical::uuid::parse as parse_uuid;
+use crate::logical::{uuid, IntOut, LongOut};
 use crate::schema::{LogicalType, Node, NodeKind};
 
 const NANOS_PER_SEC: i128 = 1_000_000_000;
@@ -529,19 +531,7 @@ impl fmt::Write for Text {
 
 /// The 8-4-4-4-12 lower-case hex form of a UUID.
 pub(crate) fn format_uuid(u: &[u8; 16], out: &mut Text) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut s = [0u8; 36];
-    let mut j = 0;
-    for (i, b) in u.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            s[j] = b'-';
-            j += 1;
-        }
-        s[j] = HEX[usize::from(b >> 4)];
-        s[j + 1] = HEX[usize::from(b & 15)];
-        j += 2;
-    }
-    out.buf[..36].copy_from_slice(&s);
+    out.buf[..36].copy_from_slice(&uuid::text(u));
     out.len = 36;
 }
 
@@ -604,82 +594,6 @@ impl Logical {
             } => format!("fixed({n}) (decimal({precision}))"),
         }
     }
-}
-
-/// Checks that a decimal's unscaled two's-complement big-endian integer has at most
-/// `precision` digits, and returns its significant bytes (without redundant sign bytes).
-pub(crate) fn check_decimal(b: &[u8], precision: u32) -> Result<&[u8]> {
-    let neg = b.first().is_some_and(|x| x & 0x80 != 0);
-    let fill = if neg { 0xff } else { 0 };
-    // Drop sign bytes that the next byte repeats.
-    let mut start = 0;
-    while start + 1 < b.len() && b[start] == fill && (b[start + 1] & 0x80 != 0) == neg {
-        start += 1;
-    }
-    let sig = &b[start..];
-    let fits = if sig.len() <= 16 {
-        let mut buf = [fill; 16];
-        buf[16 - sig.len()..].copy_from_slice(sig);
-        let v = i128::from_be_bytes(buf).unsigned_abs();
-        precision >= 39 || v < 10u128.pow(precision)
-    } else {
-        magnitude_digits(sig, neg) <= precision as usize
-    };
-    if !fits {
-        return Err(Error::data(format!(
-            "the decimal's unscaled value has more than the {precision} digits of its schema"
-        )));
-    }
-    Ok(sig)
-}
-
-/// The number of decimal digits of the magnitude of a big two's-complement integer.
-fn magnitude_digits(sig: &[u8], neg: bool) -> usize {
-    // Magnitude as big-endian base-2^32 limbs.
-    let mut bytes = sig.to_vec();
-    if neg {
-        for x in bytes.iter_mut() {
-            *x = !*x;
-        }
-        for x in bytes.iter_mut().rev() {
-            let (v, carry) = x.overflowing_add(1);
-            *x = v;
-            if !carry {
-                break;
-            }
-        }
-    }
-    let pad = (4 - bytes.len() % 4) % 4;
-    let mut limbs: Vec<u32> = std::iter::repeat_n(0u8, pad)
-        .chain(bytes)
-        .collect::<Vec<u8>>()
-        .chunks(4)
-        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let mut n = 0;
-    while limbs.iter().any(|&l| l != 0) {
-        let mut rem = 0u64;
-        for l in limbs.iter_mut() {
-            let cur = (rem << 32) | u64::from(*l);
-            *l = (cur / 10) as u32;
-            rem = cur % 10;
-        }
-        n += 1;
-    }
-    n
-}
-
-/// Writes `sig` (significant two's-complement bytes) sign-extended to `size` bytes.
-pub(crate) fn extend_to(sig: &[u8], size: usize, out: &mut [u8; 64]) -> Option<usize> {
-    if sig.len() > size || size > out.len() {
-        return None;
-    }
-    let neg = sig.first().is_some_and(|x| x & 0x80 != 0);
-    let fill = if neg { 0xff } else { 0 };
-    let pad = size - sig.len();
-    out[..pad].fill(fill);
-    out[pad..size].copy_from_slice(sig);
-    Some(size)
 }
 
 #[cfg(test)]
@@ -762,23 +676,5 @@ mod tests {
         );
         assert!(Temporal::Date.parts(0, 9).unwrap().is_none());
         assert!(Temporal::Date.count_of_parts(&[2023, 366]).is_err());
-    }
-
-    #[test]
-    fn decimals() {
-        assert_eq!(check_decimal(&[0x00, 0x00, 0x7f], 3).unwrap(), &[0x7f]);
-        assert_eq!(check_decimal(&[0xff, 0x80], 3).unwrap(), &[0x80]);
-        assert!(check_decimal(&[0x03, 0xe8], 3).is_err()); // 1000
-        assert!(check_decimal(&[0x03, 0xe7], 3).is_ok()); // 999
-        assert!(check_decimal(&[0xfc, 0x19], 3).is_ok()); // -999
-        assert!(check_decimal(&[0xfc, 0x18], 3).is_err()); // -1000
-        let mut big = vec![0x01];
-        big.extend([0u8; 20]); // 2^160: 49 digits
-        assert!(check_decimal(&big, 49).is_ok());
-        assert!(check_decimal(&big, 48).is_err());
-        let mut out = [0u8; 64];
-        assert_eq!(extend_to(&[0x80], 3, &mut out), Some(3));
-        assert_eq!(&out[..3], &[0xff, 0xff, 0x80]);
-        assert_eq!(extend_to(&[1, 2, 3], 2, &mut out), None);
     }
 }

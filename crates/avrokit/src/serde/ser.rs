@@ -7,12 +7,13 @@ use std::sync::Arc;
 
 use ::serde::ser::{self, Serialize};
 
-use super::logical::{check_decimal, extend_to, format_uuid, Logical, Temporal, Text};
+use super::logical::{check_decimal, format_uuid, parse_uuid, Logical, Temporal, Text};
 use crate::encode::Encoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::{BufferedSink, Sink};
 use crate::schema::{Node, NodeKind, Schema};
-use crate::value::{parse_uuid, write_value};
+use crate::logical::decimal;
+use crate::value::write_value;
 
 /// How deep Rust values may nest when writing (a recursive schema allows any depth; this bounds
 /// the stack).
@@ -1557,26 +1558,8 @@ fn write_decimal_fixed<S: Sink>(
     precision: u32,
     size: usize,
 ) -> Result<()> {
-    let sig = check_decimal(v, precision)?;
-    let mut out = [0u8; 64];
-    match extend_to(sig, size, &mut out) {
-        Some(n) => enc.write_fixed(&out[..n]),
-        None if size > out.len() => {
-            let mut big = vec![
-                if sig.first().is_some_and(|x| x & 0x80 != 0) {
-                    0xff
-                } else {
-                    0
-                };
-                size - sig.len()
-            ];
-            big.extend_from_slice(sig);
-            enc.write_fixed(&big)
-        }
-        None => Err(Error::data(format!(
-            "the decimal's unscaled value does not fit in a fixed of {size} bytes"
-        ))),
-    }
+    let w = decimal::to_write(v, Some(precision), Some(size))?;
+    enc.write_fixed(w.as_slice())
 }
 
 /// Writes a value with a logical type given as a sequence: a `time` crate date or time (its

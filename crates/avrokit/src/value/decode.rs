@@ -16,12 +16,12 @@
 
 use std::mem::size_of;
 
-use super::logical::{parse_uuid, Decimal, Duration};
 use super::Value;
 use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::Source;
-use crate::schema::{LogicalType, Node, NodeId, NodeKind, Schema};
+use crate::logical::{BytesOut, FixedOut, IntOut, LongOut, StringOut};
+use crate::schema::{Node, NodeId, NodeKind, Schema};
 
 /// Reads one datum of `schema` from `dec`.
 ///
@@ -260,67 +260,13 @@ fn read_leaf<'de, S: Source<'de>>(dec: &mut Decoder<'de, S>, node: &Node) -> Res
     Ok(match &node.kind {
         NodeKind::Null => Value::Null,
         NodeKind::Boolean => Value::Boolean(dec.read_boolean()?),
-        NodeKind::Int => {
-            let v = dec.read_int()?;
-            match node.logical {
-                Some(LogicalType::Date) => Value::Date(v),
-                Some(LogicalType::TimeMillis) => Value::TimeMillis(v),
-                _ => Value::Int(v),
-            }
-        }
-        NodeKind::Long => {
-            let v = dec.read_long()?;
-            match node.logical {
-                Some(LogicalType::TimeMicros) => Value::TimeMicros(v),
-                Some(LogicalType::TimestampMillis) => Value::TimestampMillis(v),
-                Some(LogicalType::TimestampMicros) => Value::TimestampMicros(v),
-                Some(LogicalType::TimestampNanos) => Value::TimestampNanos(v),
-                Some(LogicalType::LocalTimestampMillis) => Value::LocalTimestampMillis(v),
-                Some(LogicalType::LocalTimestampMicros) => Value::LocalTimestampMicros(v),
-                Some(LogicalType::LocalTimestampNanos) => Value::LocalTimestampNanos(v),
-                _ => Value::Long(v),
-            }
-        }
+        NodeKind::Int => IntOut::of(node.logical).make(dec.read_int()?),
+        NodeKind::Long => LongOut::of(node.logical).make(dec.read_long()?),
         NodeKind::Float => Value::Float(dec.read_float()?),
         NodeKind::Double => Value::Double(dec.read_double()?),
-        NodeKind::Bytes => {
-            let b = dec.read_bytes()?;
-            match node.logical {
-                Some(LogicalType::Decimal { scale, .. }) => {
-                    Value::Decimal(Decimal::new(b.to_vec(), scale))
-                }
-                Some(LogicalType::BigDecimal) => match parse_big_decimal(b) {
-                    Some(d) => Value::BigDecimal(d),
-                    None => Value::Bytes(b.to_vec()),
-                },
-                _ => Value::Bytes(b.to_vec()),
-            }
-        }
-        NodeKind::String => {
-            let s = dec.read_str()?;
-            match node.logical {
-                Some(LogicalType::Uuid) => match parse_uuid(s) {
-                    Some(u) => Value::Uuid(u),
-                    None => Value::String(s.to_owned()),
-                },
-                _ => Value::String(s.to_owned()),
-            }
-        }
-        NodeKind::Fixed(f) => {
-            let b = dec.read_fixed(f.size)?;
-            match node.logical {
-                Some(LogicalType::Decimal { scale, .. }) => {
-                    Value::Decimal(Decimal::new(b.to_vec(), scale))
-                }
-                Some(LogicalType::Uuid) if b.len() == 16 => {
-                    Value::Uuid(b.try_into().expect("16 bytes"))
-                }
-                Some(LogicalType::Duration) if b.len() == 12 => {
-                    Value::Duration(Duration::from_bytes(b.try_into().expect("12 bytes")))
-                }
-                _ => Value::Fixed(b.to_vec()),
-            }
-        }
+        NodeKind::Bytes => BytesOut::of(node.logical).make(dec.read_bytes()?),
+        NodeKind::String => StringOut::of(node.logical).make(dec.read_str()?),
+        NodeKind::Fixed(f) => FixedOut::of(node.logical, f.size).make(dec.read_fixed(f.size)?),
         NodeKind::Enum(e) => Value::Enum(read_symbol(dec, node, e.symbols.len())?),
         // Containers: `read_node` handles them before coming here.
         NodeKind::Record(_) | NodeKind::Union(_) | NodeKind::Array(_) | NodeKind::Map(_) => {
@@ -728,15 +674,4 @@ fn node_into<'de, S: Source<'de>>(
         _ => *slot = read_leaf(dec, node)?,
     }
     Ok(())
-}
-
-/// A `big-decimal` payload: the unscaled integer as Avro `bytes`, then the scale as an `int`.
-pub(crate) fn parse_big_decimal(b: &[u8]) -> Option<Decimal> {
-    let mut d = Decoder::from_slice(b);
-    let unscaled = d.read_bytes().ok()?.to_vec();
-    let scale = d.read_int().ok()?;
-    if !d.rest().is_empty() || scale < 0 {
-        return None;
-    }
-    Some(Decimal::new(unscaled, scale as u32))
 }

@@ -1,10 +1,11 @@
 //! Encoding a [`Value`] by walking the schema arena, checking that it matches.
 
-use super::logical::format_uuid;
 use super::Value;
 use crate::encode::Encoder;
 use crate::error::{Error, Result};
 use crate::io::Sink;
+use crate::logical::decimal::{self, FixedBytes};
+use crate::logical::{big_decimal, uuid, Decimal};
 use crate::schema::{LogicalType, Node, NodeId, NodeKind, Schema};
 
 /// Writes `value` as a datum of `schema`.
@@ -60,21 +61,10 @@ pub(crate) fn write_node<S: Sink>(
         (NodeKind::Double, Value::Int(v)) => enc.write_double(f64::from(*v)),
         (NodeKind::Double, Value::Long(v)) => enc.write_double(*v as f64),
         (NodeKind::Bytes, Value::Bytes(b)) => enc.write_bytes(b),
-        (NodeKind::Bytes, Value::Decimal(d)) => {
-            check_scale(node, d.scale())?;
-            enc.write_bytes(d.unscaled())
-        }
-        (NodeKind::Bytes, Value::BigDecimal(d)) => {
-            let mut payload = Vec::with_capacity(d.unscaled().len() + 6);
-            let mut inner = Encoder::new(&mut payload);
-            inner.write_bytes(d.unscaled())?;
-            let scale = i32::try_from(d.scale())
-                .map_err(|_| Error::data("big-decimal scale does not fit in an int"))?;
-            inner.write_int(scale)?;
-            enc.write_bytes(&payload)
-        }
+        (NodeKind::Bytes, Value::Decimal(d)) => enc.write_bytes(checked_decimal(node, d)?),
+        (NodeKind::Bytes, Value::BigDecimal(d)) => enc.write_bytes(&big_decimal::payload(d)?),
         (NodeKind::String, Value::String(s)) => enc.write_string(s),
-        (NodeKind::String, Value::Uuid(u)) => enc.write_string(&format_uuid(u)),
+        (NodeKind::String, Value::Uuid(u)) => enc.write_string(uuid::as_str(&uuid::text(u))),
         (NodeKind::Fixed(f), Value::Fixed(b)) => {
             if b.len() != f.size {
                 return Err(Error::data(format!(
@@ -86,16 +76,7 @@ pub(crate) fn write_node<S: Sink>(
             }
             enc.write_fixed(b)
         }
-        (NodeKind::Fixed(f), Value::Decimal(d)) => {
-            check_scale(node, d.scale())?;
-            let b = d.to_fixed(f.size).ok_or_else(|| {
-                Error::data(format!(
-                    "decimal {d} does not fit in fixed {} of {} bytes",
-                    f.name, f.size
-                ))
-            })?;
-            enc.write_fixed(&b)
-        }
+        (NodeKind::Fixed(_), Value::Decimal(d)) => enc.write_fixed(fixed_decimal(node, d)?.as_slice()),
         (NodeKind::Fixed(f), Value::Uuid(u)) if f.size == 16 => enc.write_fixed(u),
         (NodeKind::Fixed(f), Value::Duration(d)) if f.size == 12 => enc.write_fixed(&d.to_bytes()),
         (NodeKind::Enum(e), Value::Enum(i)) => {
@@ -185,13 +166,33 @@ fn enter(depth: usize) -> Result<usize> {
     Ok(depth + 1)
 }
 
-fn check_scale(node: &Node, scale: u32) -> Result<()> {
-    match node.logical {
-        Some(LogicalType::Decimal { scale: s, .. }) if s != scale => Err(Error::data(format!(
-            "decimal value has scale {scale}, the schema has scale {s}"
-        ))),
-        _ => Ok(()),
+/// The unscaled bytes of a decimal written to `node` (`bytes` or `fixed`), checked against its
+/// `decimal` annotation, if any: the scale must be the schema's, and the digits at most its
+/// precision, as serde's writer checks them (the rules of [`crate::logical::decimal`]).
+pub(crate) fn checked_decimal<'d>(node: &Node, d: &'d Decimal) -> Result<&'d [u8]> {
+    if let Some(LogicalType::Decimal { scale, precision }) = node.logical {
+        if scale != d.scale() {
+            return Err(Error::data(format!(
+                "decimal value has scale {}, the schema has scale {scale}",
+                d.scale()
+            )));
+        }
+        decimal::check_precision(d.unscaled(), precision)?;
     }
+    Ok(d.unscaled())
+}
+
+/// A decimal written to a `fixed` node: [`checked_decimal`], sign-extended to the size.
+pub(crate) fn fixed_decimal(node: &Node, d: &Decimal) -> Result<FixedBytes> {
+    let NodeKind::Fixed(f) = &node.kind else {
+        return Err(Error::data("internal: a fixed decimal without a fixed"));
+    };
+    decimal::fit(checked_decimal(node, d)?, f.size).ok_or_else(|| {
+        Error::data(format!(
+            "decimal {d} does not fit in fixed {} of {} bytes",
+            f.name, f.size
+        ))
+    })
 }
 
 /// Whether a bare value (not `Value::Union`) belongs to a union branch of this type: the

@@ -21,19 +21,19 @@
 //! Writing checks the value against the schema and reports the path of a mismatch, such as
 //! `Order.items[3].price`. Reading reports the byte offset and the path of the value being read.
 
-mod decode;
+pub(crate) mod decode;
 mod encode;
 mod logical;
-mod resolved;
 
+pub use crate::logical::{Decimal, Duration};
+// Reading through a plan lives with the plan (`resolution/value.rs`); the public path stays.
+pub use crate::resolution::value::{
+    from_datum_slice_resolved, read_value_resolved, read_value_resolved_into,
+};
 pub use decode::{read_value, read_value_into};
 pub use encode::write_value;
-pub use logical::{Decimal, Duration};
-pub use resolved::{from_datum_slice_resolved, read_value_resolved, read_value_resolved_into};
-// Shared with the JSON encoding (`crate::json`), which must build and accept the same values.
-pub(crate) use decode::parse_big_decimal;
-pub(crate) use encode::accepts;
-pub(crate) use logical::{format_uuid, parse_uuid};
+// Shared with the JSON encoding (`crate::json`), which must accept the same values.
+pub(crate) use encode::{accepts, checked_decimal, fixed_decimal};
 
 use crate::decode::Decoder;
 use crate::encode::Encoder;

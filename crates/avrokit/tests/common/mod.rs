@@ -14,14 +14,32 @@
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code, unused_macros, unused_imports)]
 
+pub mod alloc;
 pub mod gen;
 
 use std::fmt;
 use std::io::{self, Read, Write};
 
+use avrokit::container::Codec;
 use avrokit::io::{BufferedSink, Source};
 use avrokit::value::{read_value, write_value};
 use avrokit::{Decoder, Encoder, Error, ErrorKind, Result, Schema, Value};
+
+/// Every container codec of this build. bzip2 at level 1 and xz at level 0 keep their
+/// decoders' tables small (bzip2's 400 KB), so allocation bounds stay meaningful.
+pub fn codecs() -> Vec<Codec> {
+    [
+        Codec::Null,
+        Codec::DEFLATE,
+        Codec::Snappy,
+        Codec::ZSTANDARD,
+        Codec::Bzip2 { level: 1 },
+        Codec::Xz { level: 0 },
+    ]
+    .into_iter()
+    .filter(Codec::is_enabled)
+    .collect()
+}
 
 /// Buffer sizes for `Decoder::from_reader_with_capacity`.
 pub const CAPACITIES: [usize; 5] = [1, 2, 5, 10, 11];

@@ -2,29 +2,29 @@
 //! shape of another.
 //!
 //! The interpreter only matches on the plan's ops: promotions, skips, defaults and remaps were
-//! all decided when the plan was compiled. Defaults are cloned from values built once, at
-//! compile time.
+//! all decided when the plan was compiled. Defaults are cloned from the values the plan built
+//! once from its literals ([`FieldDefault::value`](super::literal::FieldDefault)).
 //!
-//! As in `decode.rs`, the common leaf ops (and unions of them) run inline in the loop of their
+//! As in `value/decode.rs`, the common leaf ops (and unions of them) run inline in the loop of their
 //! record, array or map, and [`read_value_resolved_into`] overwrites a reused value in place:
 //! a reused record takes each writer field straight into its reader position (no swaps), and
 //! its defaults are assigned in place (a string default reuses the string already there).
 
 use std::mem::size_of;
 
-use super::decode::{
-    assign_clone, check_map_block, in_field, in_index, in_key, read_branch, set_bytes, set_fixed,
-    set_plain, set_scalar, set_string,
-};
-use super::{read_value, read_value_into, Value};
-use crate::decode::Decoder;
-use crate::error::{Error, ErrorKind, Result};
-use crate::io::Source;
-use crate::resolution::ops::{
+use super::ops::{
     enum_out_of_range, skip, unknown_symbol, zero_size_item_mem, BytesOut, EnumOp, FailOp,
     FixedOut, IntOut, LongOut, Op, OpId, Step, StringOut, NO_SYMBOL,
 };
-use crate::resolution::{PlanInner, ResolvedPlan};
+use super::{PlanInner, ResolvedPlan};
+use crate::decode::Decoder;
+use crate::error::{Error, ErrorKind, Result};
+use crate::io::Source;
+use crate::value::decode::{
+    assign_clone, check_map_block, in_field, in_index, in_key, read_branch, set_bytes, set_fixed,
+    set_plain, set_scalar, set_string,
+};
+use crate::value::{read_value, read_value_into, Value};
 
 /// Reads one datum written with the plan's writer schema, as a value of its reader schema.
 ///
@@ -292,7 +292,7 @@ fn read_op<'de, S: Source<'de>>(
                     return Err(in_field(e, &rec.names[k]));
                 }
             }
-            fields.extend(rec.defaults.iter().map(|(_, v)| v.clone()));
+            fields.extend(rec.defaults.iter().map(|d| d.value.clone()));
             // Writer order (then the defaults) to reader order.
             for &(i, j) in rec.swaps.iter() {
                 fields.swap(i as usize, j as usize);
@@ -436,8 +436,8 @@ fn op_into<'de, S: Source<'de>>(
                     return Err(in_field(e, &rec.names[k]));
                 }
             }
-            for (pos, v) in rec.defaults.iter() {
-                assign_clone(&mut fields[*pos as usize], v);
+            for d in rec.defaults.iter() {
+                assign_clone(&mut fields[d.pos as usize], &d.value);
             }
             dec.leave();
         }
