@@ -487,7 +487,7 @@ fn read_whole_value(
         Some(p) => read_value_resolved(&mut dec, p)?,
         None => read_value(&mut dec, writer)?,
     };
-    check_consumed(&dec)?;
+    dec.expect_end()?;
     Ok(v)
 }
 
@@ -500,20 +500,8 @@ fn read_whole_serde<'de, T: Deserialize<'de>>(
     let mut dec = Decoder::from_slice(bytes).with_limits(limits);
     dec.skip_raw(skip as u64)?;
     let v = crate::serde::deserialize_from(&mut dec, plan)?;
-    check_consumed(&dec)?;
+    dec.expect_end()?;
     Ok(v)
-}
-
-fn check_consumed(dec: &Decoder<'_>) -> Result<()> {
-    let rest = dec.rest();
-    if rest.is_empty() {
-        return Ok(());
-    }
-    Err(Error::at(
-        ErrorKind::Data,
-        format!("{} bytes left over after the datum", rest.len()),
-        dec.offset(),
-    ))
 }
 
 /// Writes serde values as single-object messages of one schema, with the header computed once.

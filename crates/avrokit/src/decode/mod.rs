@@ -30,8 +30,11 @@
 //! fails fast with little memory. Input that ends early is always an
 //! [`ErrorKind::Eof`] error, never a value.
 
+mod blocks;
 mod skip;
 mod utf8;
+
+pub(crate) use blocks::{Blocks, ItemCost};
 
 pub(crate) use skip::{fixed_size, zero_size_values};
 
@@ -65,6 +68,23 @@ impl<'de> Decoder<'de, SliceSource<'de>> {
     #[inline]
     pub fn rest(&self) -> &'de [u8] {
         self.src.rest()
+    }
+
+    /// Checks that the whole slice was read: a datum decoded from a slice must fill it.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Data`] naming the bytes left over.
+    #[inline]
+    pub(crate) fn expect_end(&self) -> Result<()> {
+        let rest = self.src.rest();
+        if rest.is_empty() {
+            return Ok(());
+        }
+        Err(Error::at(
+            ErrorKind::Data,
+            format!("{} bytes left over after the datum", rest.len()),
+            self.src.offset(),
+        ))
     }
 
     /// Reads a `string` borrowed from the input slice (no copy), valid for as long as the input.

@@ -10,8 +10,6 @@
 //! a reused record takes each writer field straight into its reader position (no swaps), and
 //! its defaults are assigned in place (a string default reuses the string already there).
 
-use std::mem::size_of;
-
 use super::ops::{
     enum_out_of_range, skip, unknown_symbol, zero_size_item_mem, BytesOut, EnumOp, FailOp,
     FixedOut, IntOut, LongOut, Op, OpId, Step, StringOut, NO_SYMBOL,
@@ -21,8 +19,7 @@ use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::Source;
 use crate::value::decode::{
-    assign_clone, check_map_block, in_field, in_index, in_key, read_branch, set_bytes, set_fixed,
-    set_plain, set_scalar, set_string,
+    assign_clone, in_field, read_branch, set_bytes, set_fixed, set_plain, set_scalar, set_string,
 };
 use crate::value::{read_value, read_value_into, Value};
 
@@ -88,13 +85,7 @@ pub fn read_value_resolved<'de, S: Source<'de>>(
 pub fn from_datum_slice_resolved(bytes: &[u8], plan: &ResolvedPlan) -> Result<Value> {
     let mut dec = Decoder::from_slice(bytes);
     let v = read_value_resolved(&mut dec, plan)?;
-    if !dec.rest().is_empty() {
-        return Err(Error::at(
-            ErrorKind::Data,
-            format!("{} bytes left over after the datum", dec.rest().len()),
-            dec.offset(),
-        ));
-    }
+    dec.expect_end()?;
     Ok(v)
 }
 
@@ -240,44 +231,17 @@ fn read_op<'de, S: Source<'de>>(
             item,
             zero_size_items,
         } => {
-            dec.enter()?;
-            let mut items: Vec<Value> = Vec::new();
-            loop {
-                let (count, _) = dec.read_block_header()?;
-                if count == 0 {
-                    break;
-                }
-                check_block(dec, p, *item, *zero_size_items, items.len() as u64, count)?;
-                items.reserve(count.min(4096) as usize);
-                for _ in 0..count {
-                    match op_inline(dec, p, *item) {
-                        Ok(v) => items.push(v),
-                        Err(e) => return Err(in_index(e, items.len())),
-                    }
-                }
-            }
-            dec.leave();
+            let mut items = Vec::new();
+            dec.read_array(
+                || zero_size_mem(p, *item, *zero_size_items),
+                &mut items,
+                |dec| op_inline(dec, p, *item),
+            )?;
             Value::Array(items)
         }
         Op::Map(values) => {
-            dec.enter()?;
-            let mut entries: Vec<(String, Value)> = Vec::new();
-            loop {
-                let (count, _) = dec.read_block_header()?;
-                if count == 0 {
-                    break;
-                }
-                check_map_block(dec, entries.len(), count)?;
-                entries.reserve(count.min(4096) as usize);
-                for _ in 0..count {
-                    let key = dec.read_string()?;
-                    match op_inline(dec, p, *values) {
-                        Ok(v) => entries.push((key, v)),
-                        Err(e) => return Err(in_key(e, &key)),
-                    }
-                }
-            }
-            dec.leave();
+            let mut entries = Vec::new();
+            dec.read_map(&mut entries, |dec| op_inline(dec, p, *values))?;
             Value::Map(entries)
         }
         Op::Record(rec) => {
@@ -462,69 +426,23 @@ fn op_into<'de, S: Source<'de>>(
                 *slot = read_op(dec, p, id)?;
                 return Ok(());
             };
-            dec.enter()?;
-            let mut n = 0usize;
-            loop {
-                let (count, _) = dec.read_block_header()?;
-                if count == 0 {
-                    break;
-                }
-                check_block(dec, p, *item, *zero_size_items, n as u64, count)?;
-                for _ in 0..count {
-                    let res = match items.get_mut(n) {
-                        Some(s) => op_into_inline(dec, p, *item, s),
-                        None => {
-                            if items.len() == items.capacity() {
-                                items.reserve(count.min(4096) as usize);
-                            }
-                            op_inline(dec, p, *item).map(|v| items.push(v))
-                        }
-                    };
-                    if let Err(e) = res {
-                        items.truncate(n);
-                        return Err(in_index(e, n));
-                    }
-                    n += 1;
-                }
-            }
-            items.truncate(n);
-            dec.leave();
+            dec.read_array_into(
+                || zero_size_mem(p, *item, *zero_size_items),
+                items,
+                |dec, s| op_into_inline(dec, p, *item, s),
+                |dec| op_inline(dec, p, *item),
+            )?;
         }
         Op::Map(values) => {
             let Value::Map(entries) = slot else {
                 *slot = read_op(dec, p, id)?;
                 return Ok(());
             };
-            dec.enter()?;
-            let mut n = 0usize;
-            loop {
-                let (count, _) = dec.read_block_header()?;
-                if count == 0 {
-                    break;
-                }
-                check_map_block(dec, n, count)?;
-                for _ in 0..count {
-                    if n == entries.len() {
-                        if entries.len() == entries.capacity() {
-                            entries.reserve(count.min(4096) as usize);
-                        }
-                        entries.push((String::new(), Value::Null));
-                    }
-                    let (k, s) = &mut entries[n];
-                    if let Err(e) = dec.read_string_into(k) {
-                        entries.truncate(n);
-                        return Err(e);
-                    }
-                    if let Err(e) = op_into_inline(dec, p, *values, s) {
-                        let e = in_key(e, k);
-                        entries.truncate(n);
-                        return Err(e);
-                    }
-                    n += 1;
-                }
-            }
-            entries.truncate(n);
-            dec.leave();
+            dec.read_map_into(
+                entries,
+                |dec, s| op_into_inline(dec, p, *values, s),
+                |dec| op_inline(dec, p, *values),
+            )?;
         }
         Op::Enum(e) => set_scalar!(slot, Enum, read_enum(dec, p, e)?, false),
         Op::Bytes(BytesOut::Bytes) => set_bytes(slot, dec.read_bytes()?),
@@ -537,23 +455,10 @@ fn op_into<'de, S: Source<'de>>(
     Ok(())
 }
 
-/// Checks a block of `count` more array items against the input left and the limits (as
-/// `read_value` does).
+/// What one array item read by op `item` costs in memory when the writer's items take no
+/// bytes on the wire: what each becomes (with the reader's defaults), against the budget of
+/// the whole value. `None` for items that take bytes.
 #[inline]
-fn check_block<'de, S: Source<'de>>(
-    dec: &mut Decoder<'de, S>,
-    p: &PlanInner,
-    item: OpId,
-    zero_size_items: bool,
-    have: u64,
-    count: u64,
-) -> Result<()> {
-    if zero_size_items {
-        // Items that take no bytes at all (null, empty records) are bounded by memory: what
-        // each becomes (with the reader's defaults), against the budget of the whole value.
-        dec.check_zero_size_items(count, zero_size_item_mem(p, item))?;
-    } else {
-        dec.check_items(count, 1, 0)?;
-    }
-    dec.check_items(have.saturating_add(count), 0, size_of::<Value>())
+fn zero_size_mem(p: &PlanInner, item: OpId, zero_size_items: bool) -> Option<usize> {
+    zero_size_items.then(|| zero_size_item_mem(p, item))
 }

@@ -16,7 +16,7 @@ use ::serde::de::{
 use ::serde::forward_to_deserialize_any;
 
 use super::logical::{format_uuid, parse_uuid, Temporal, Text, Unit};
-use crate::decode::Decoder;
+use crate::decode::{Blocks, Decoder, ItemCost};
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::{ReaderSource, Reference, SliceSource, Source};
 use crate::resolution::ops::{
@@ -289,14 +289,7 @@ pub fn from_datum_slice<'de, T: de::Deserialize<'de>>(
 ) -> Result<T> {
     let mut de = Deserializer::from_slice(bytes, plan);
     let v = de.deserialize()?;
-    let rest = de.dec.rest();
-    if !rest.is_empty() {
-        return Err(Error::at(
-            ErrorKind::Data,
-            format!("{} bytes left over after the datum", rest.len()),
-            de.dec.offset(),
-        ));
-    }
+    de.dec.expect_end()?;
     Ok(v)
 }
 
@@ -527,7 +520,7 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
             item,
             zero,
             left: 0,
-            count: 0,
+            blocks: Blocks::default(),
             done: false,
         };
         access.next_block()?;
@@ -601,7 +594,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
                     p: self.p,
                     values: *values,
                     left: 0,
-                    count: 0,
+                    blocks: Blocks::default(),
                     done: false,
                 };
                 access.next_block()?;
@@ -1317,28 +1310,20 @@ struct ArrayAccess<'a, 'de, S: Source<'de>> {
     zero: bool,
     /// Items left in this block.
     left: u64,
-    /// Items up to the end of this block.
-    count: u64,
+    /// The blocks read so far.
+    blocks: Blocks,
     done: bool,
 }
 
 impl<'de, S: Source<'de>> ArrayAccess<'_, 'de, S> {
     fn next_block(&mut self) -> Result<()> {
-        let (n, _) = self.dec.read_block_header()?;
-        if n == 0 {
-            self.done = true;
-            return Ok(());
-        }
-        // Items that take no bytes (null, empty records) cannot be checked against the bytes
-        // left: they share the value's budget for such items, so nesting cannot multiply it.
-        if self.zero {
-            self.dec.check_zero_size_items(n, 1)?;
-        } else {
-            self.dec.check_items(n, 1, 0)?;
-        }
-        let count = self.count.saturating_add(n);
-        self.dec.check_items(count, 0, 1)?;
-        self.count = count;
+        // The size of a Rust item is not known here: each counts as one byte of memory.
+        let zero = self.zero;
+        let n = self.dec.next_block(&mut self.blocks, || ItemCost {
+            zero_size_mem: zero.then_some(1),
+            mem: 1,
+        })?;
+        self.done = n == 0;
         self.left = n;
         Ok(())
     }
@@ -1356,8 +1341,8 @@ impl<'de, S: Source<'de>> ArrayAccess<'_, 'de, S> {
     #[cold]
     #[inline(never)]
     fn item_error(&self, e: Error) -> Error {
-        // `count` is the items up to the end of this block, `left` those after this one.
-        e.in_index(self.count - self.left - 1)
+        // `seen` is the items up to the end of this block, `left` those after this one.
+        e.in_index(self.blocks.seen() - self.left - 1)
     }
 }
 
@@ -1416,21 +1401,21 @@ struct MapAccess<'a, 'de, S: Source<'de>> {
     dec: &'a mut Decoder<'de, S>,
     p: &'a DeInner,
     values: OpId,
+    /// Entries left in this block.
     left: u64,
-    count: u64,
+    /// The blocks read so far.
+    blocks: Blocks,
     done: bool,
 }
 
 impl<'de, S: Source<'de>> MapAccess<'_, 'de, S> {
     fn next_block(&mut self) -> Result<()> {
-        let (n, _) = self.dec.read_block_header()?;
-        if n == 0 {
-            self.done = true;
-            return Ok(());
-        }
         // A key takes at least its length byte.
-        self.dec.check_items(n, 1, 0)?;
-        self.dec.check_items(self.count.saturating_add(n), 0, 1)?;
+        let n = self.dec.next_block(&mut self.blocks, || ItemCost {
+            zero_size_mem: None,
+            mem: 1,
+        })?;
+        self.done = n == 0;
         self.left = n;
         Ok(())
     }
@@ -1450,7 +1435,6 @@ impl<'de, S: Source<'de>> de::MapAccess<'de> for MapAccess<'_, 'de, S> {
             }
         }
         self.left -= 1;
-        self.count += 1;
         let v = match self.dec.read_str_ref()? {
             Reference::Borrowed(s) => seed.deserialize(BorrowedStrDeserializer::<Error>::new(s)),
             Reference::Copied(s) => seed.deserialize(StrDeserializer::<Error>::new(s)),
@@ -1459,7 +1443,8 @@ impl<'de, S: Source<'de>> de::MapAccess<'de> for MapAccess<'_, 'de, S> {
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let i = self.count.saturating_sub(1);
+        // The entry whose key was read last.
+        let i = (self.blocks.seen() - self.left).saturating_sub(1);
         seed.deserialize(OpDe {
             dec: &mut *self.dec,
             p: self.p,

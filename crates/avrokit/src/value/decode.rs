@@ -90,18 +90,6 @@ pub(crate) fn in_field(e: Error, name: &str) -> Error {
     e.in_field(name.to_owned())
 }
 
-#[cold]
-#[inline(never)]
-pub(crate) fn in_index(e: Error, index: usize) -> Error {
-    e.in_index(index as u64)
-}
-
-#[cold]
-#[inline(never)]
-pub(crate) fn in_key(e: Error, key: &str) -> Error {
-    e.in_key(key)
-}
-
 /// A value of the common leaves (primitives without a logical type, enums), or `None` for any
 /// other node, which the caller reads out of line.
 #[inline(always)]
@@ -210,44 +198,17 @@ pub(crate) fn read_node<'de, S: Source<'de>>(
             Value::Union(i, Box::new(v))
         }
         NodeKind::Array(a) => {
-            dec.enter()?;
-            let mut items: Vec<Value> = Vec::new();
-            loop {
-                let (count, _) = dec.read_block_header()?;
-                if count == 0 {
-                    break;
-                }
-                check_block(dec, schema, a.items, items.len() as u64, count)?;
-                items.reserve(count.min(4096) as usize);
-                for _ in 0..count {
-                    match read_inline(dec, schema, a.items) {
-                        Ok(v) => items.push(v),
-                        Err(e) => return Err(in_index(e, items.len())),
-                    }
-                }
-            }
-            dec.leave();
+            let mut items = Vec::new();
+            dec.read_array(
+                || zero_size_mem(schema, a.items),
+                &mut items,
+                |dec| read_inline(dec, schema, a.items),
+            )?;
             Value::Array(items)
         }
         NodeKind::Map(m) => {
-            dec.enter()?;
-            let mut entries: Vec<(String, Value)> = Vec::new();
-            loop {
-                let (count, _) = dec.read_block_header()?;
-                if count == 0 {
-                    break;
-                }
-                check_map_block(dec, entries.len(), count)?;
-                entries.reserve(count.min(4096) as usize);
-                for _ in 0..count {
-                    let key = dec.read_string()?;
-                    match read_inline(dec, schema, m.values) {
-                        Ok(v) => entries.push((key, v)),
-                        Err(e) => return Err(in_key(e, &key)),
-                    }
-                }
-            }
-            dec.leave();
+            let mut entries = Vec::new();
+            dec.read_map(&mut entries, |dec| read_inline(dec, schema, m.values))?;
             Value::Map(entries)
         }
         _ => read_leaf(dec, node)?,
@@ -313,41 +274,12 @@ fn enum_out_of_range(node: &Node, i: u32, at: u64) -> Error {
     )
 }
 
-/// Checks a block of `count` more array items against the input left and the limits.
+/// What one array item of type `item` costs in memory when its values take no bytes on the
+/// wire (null, empty records: their `Value`s, fields included), `None` for any other type.
 #[inline]
-fn check_block<'de, S: Source<'de>>(
-    dec: &mut Decoder<'de, S>,
-    schema: &Schema,
-    item: NodeId,
-    have: u64,
-    count: u64,
-) -> Result<()> {
-    match crate::decode::zero_size_values(schema, item) {
-        // Items that take no bytes at all (null, empty records) are bounded by memory: with
-        // their fields, against the budget of the whole value (else nested collections of them
-        // multiply).
-        Some(n) => {
-            dec.check_zero_size_items(count, (n as usize).saturating_mul(size_of::<Value>()))?
-        }
-        None => dec.check_items(count, 1, 0)?,
-    }
-    dec.check_items(have.saturating_add(count), 0, size_of::<Value>())
-}
-
-/// Checks a block of `count` more map entries: a key takes at least its length byte, so the
-/// block's entries must fit in the bytes left, and all entries so far in the allocation limit.
-#[inline]
-pub(crate) fn check_map_block<'de, S: Source<'de>>(
-    dec: &Decoder<'de, S>,
-    have: usize,
-    count: u64,
-) -> Result<()> {
-    dec.check_items(count, 1, 0)?;
-    dec.check_items(
-        (have as u64).saturating_add(count),
-        0,
-        size_of::<(String, Value)>(),
-    )
+fn zero_size_mem(schema: &Schema, item: NodeId) -> Option<usize> {
+    crate::decode::zero_size_values(schema, item)
+        .map(|n| (n as usize).saturating_mul(size_of::<Value>()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -605,69 +537,23 @@ fn node_into<'de, S: Source<'de>>(
                 *slot = read_node(dec, schema, id)?;
                 return Ok(());
             };
-            dec.enter()?;
-            let mut n = 0usize;
-            loop {
-                let (count, _) = dec.read_block_header()?;
-                if count == 0 {
-                    break;
-                }
-                check_block(dec, schema, a.items, n as u64, count)?;
-                for _ in 0..count {
-                    let res = match items.get_mut(n) {
-                        Some(s) => into_inline(dec, schema, a.items, s),
-                        None => {
-                            if items.len() == items.capacity() {
-                                items.reserve(count.min(4096) as usize);
-                            }
-                            read_inline(dec, schema, a.items).map(|v| items.push(v))
-                        }
-                    };
-                    if let Err(e) = res {
-                        items.truncate(n);
-                        return Err(in_index(e, n));
-                    }
-                    n += 1;
-                }
-            }
-            items.truncate(n);
-            dec.leave();
+            dec.read_array_into(
+                || zero_size_mem(schema, a.items),
+                items,
+                |dec, s| into_inline(dec, schema, a.items, s),
+                |dec| read_inline(dec, schema, a.items),
+            )?;
         }
         NodeKind::Map(m) => {
             let Value::Map(entries) = slot else {
                 *slot = read_node(dec, schema, id)?;
                 return Ok(());
             };
-            dec.enter()?;
-            let mut n = 0usize;
-            loop {
-                let (count, _) = dec.read_block_header()?;
-                if count == 0 {
-                    break;
-                }
-                check_map_block(dec, n, count)?;
-                for _ in 0..count {
-                    if n == entries.len() {
-                        if entries.len() == entries.capacity() {
-                            entries.reserve(count.min(4096) as usize);
-                        }
-                        entries.push((String::new(), Value::Null));
-                    }
-                    let (k, s) = &mut entries[n];
-                    if let Err(e) = dec.read_string_into(k) {
-                        entries.truncate(n);
-                        return Err(e);
-                    }
-                    if let Err(e) = into_inline(dec, schema, m.values, s) {
-                        let e = in_key(e, k);
-                        entries.truncate(n);
-                        return Err(e);
-                    }
-                    n += 1;
-                }
-            }
-            entries.truncate(n);
-            dec.leave();
+            dec.read_map_into(
+                entries,
+                |dec, s| into_inline(dec, schema, m.values, s),
+                |dec| read_inline(dec, schema, m.values),
+            )?;
         }
         NodeKind::Bytes if node.logical.is_none() => set_bytes(slot, dec.read_bytes()?),
         NodeKind::Fixed(f) if node.logical.is_none() => set_fixed(slot, dec.read_fixed(f.size)?),

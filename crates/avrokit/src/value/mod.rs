@@ -37,7 +37,7 @@ pub(crate) use encode::{accepts, checked_decimal, fixed_decimal};
 
 use crate::decode::Decoder;
 use crate::encode::Encoder;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::Result;
 use crate::schema::Schema;
 
 /// Any Avro datum.
@@ -204,13 +204,7 @@ pub fn to_datum_vec(value: &Value, schema: &Schema) -> Result<Vec<u8>> {
 pub fn from_datum_slice(bytes: &[u8], schema: &Schema) -> Result<Value> {
     let mut dec = Decoder::from_slice(bytes);
     let v = read_value(&mut dec, schema)?;
-    if !dec.rest().is_empty() {
-        return Err(Error::at(
-            ErrorKind::Data,
-            format!("{} bytes left over after the datum", dec.rest().len()),
-            dec.offset(),
-        ));
-    }
+    dec.expect_end()?;
     Ok(v)
 }
 
