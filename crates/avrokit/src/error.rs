@@ -160,6 +160,37 @@ impl Error {
         self
     }
 
+    /// Puts `context` (what the failing part belongs to: a container block, a record) before
+    /// the message; kind, offset, path and cause are kept.
+    #[cold]
+    #[must_use]
+    pub(crate) fn in_context(mut self, context: impl fmt::Display) -> Error {
+        self.0.message = format!("{context}: {}", self.0.message).into();
+        self
+    }
+
+    /// Gives the error another kind and message (an end of input inside data known to be
+    /// complete is corruption); offset, path and cause are kept.
+    #[cold]
+    #[must_use]
+    pub(crate) fn recast(
+        mut self,
+        kind: ErrorKind,
+        message: impl Into<Cow<'static, str>>,
+    ) -> Error {
+        self.0.kind = kind;
+        self.0.message = message.into();
+        self
+    }
+
+    /// Sets the byte offset, replacing any (an offset within a part mapped to the whole).
+    #[cold]
+    #[must_use]
+    pub(crate) fn at_offset(mut self, offset: u64) -> Error {
+        self.0.offset = Some(offset);
+        self
+    }
+
     /// Pushes `.name` onto the path (call while unwinding, innermost first).
     #[cold]
     #[must_use]

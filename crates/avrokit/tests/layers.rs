@@ -51,7 +51,9 @@ fn crate_dir() -> PathBuf {
 /// The matrix between `<!-- layers:begin -->` and `<!-- layers:end -->` of the architecture
 /// document: table rows `| `module` | `dep`, `dep` |`.
 fn parse_matrix(doc: &str) -> Matrix {
-    let start = doc.find("<!-- layers:begin -->").expect("layers:begin marker");
+    let start = doc
+        .find("<!-- layers:begin -->")
+        .expect("layers:begin marker");
     let end = doc.find("<!-- layers:end -->").expect("layers:end marker");
     let mut m = Matrix::new();
     for line in doc[start..end].lines() {
@@ -405,11 +407,18 @@ fn violations(files: &[(String, String)], matrix: &Matrix) -> Vec<String> {
 #[test]
 fn the_code_keeps_the_layers_of_the_architecture_document() {
     let doc_path = crate_dir().join("../../docs/ARCHITECTURE.md");
-    let doc = fs::read_to_string(&doc_path)
-        .unwrap_or_else(|e| panic!("{}: {e}", doc_path.display()));
+    let doc =
+        fs::read_to_string(&doc_path).unwrap_or_else(|e| panic!("{}: {e}", doc_path.display()));
     let matrix = parse_matrix(&doc);
-    assert!(matrix.len() >= 10, "the matrix has too few rows: {matrix:?}");
-    assert_eq!(find_cycle(&matrix), None, "the matrix is not a strict stack");
+    assert!(
+        matrix.len() >= 10,
+        "the matrix has too few rows: {matrix:?}"
+    );
+    assert_eq!(
+        find_cycle(&matrix),
+        None,
+        "the matrix is not a strict stack"
+    );
     for deps in matrix.values() {
         for d in deps {
             assert!(matrix.contains_key(d), "`{d}` is used but has no row");
@@ -423,7 +432,10 @@ fn the_code_keeps_the_layers_of_the_architecture_document() {
         .iter()
         .map(|p| {
             let rel = p.strip_prefix(&src).expect("under src").to_string_lossy();
-            (rel.replace('\\', "/"), fs::read_to_string(p).expect("reads"))
+            (
+                rel.replace('\\', "/"),
+                fs::read_to_string(p).expect("reads"),
+            )
         })
         .collect();
     // Every top-level module has a row.
@@ -434,7 +446,11 @@ fn the_code_keeps_the_layers_of_the_architecture_document() {
         }
     }
     let bad = violations(&files, &matrix);
-    assert!(bad.is_empty(), "uses the layers forbid:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "uses the layers forbid:\n{}",
+        bad.join("\n")
+    );
 }
 
 // ------------------------------------------------------------------ the scanner can fail
@@ -473,7 +489,10 @@ fn a_forbidden_use_is_found_in_every_spelling() {
     }
     // `super::super::json` from `value/a/b.rs` is the crate's `json`; from `value/mod.rs` one
     // `super` is enough.
-    assert_eq!(check("value/a/b.rs", "use super::super::super::json::X;").len(), 1);
+    assert_eq!(
+        check("value/a/b.rs", "use super::super::super::json::X;").len(),
+        1
+    );
     assert_eq!(check("value/mod.rs", "use super::json::X;").len(), 1);
     assert!(check("value/a/b.rs", "use super::super::decode::X;").is_empty());
     // The root's re-exports count as their module.
@@ -500,9 +519,18 @@ fn allowed_uses_comments_strings_and_tests_pass() {
     }
     // A file named by `#[cfg(test)] mod tests;` is test code.
     let files = [
-        ("value/mod.rs".to_owned(), "#[cfg(test)]\nmod tests;".to_owned()),
-        ("value/tests.rs".to_owned(), "use crate::json::X;".to_owned()),
-        ("value/decode.rs".to_owned(), "use crate::json::X;".to_owned()),
+        (
+            "value/mod.rs".to_owned(),
+            "#[cfg(test)]\nmod tests;".to_owned(),
+        ),
+        (
+            "value/tests.rs".to_owned(),
+            "use crate::json::X;".to_owned(),
+        ),
+        (
+            "value/decode.rs".to_owned(),
+            "use crate::json::X;".to_owned(),
+        ),
     ];
     let bad = violations(&files, &small_matrix());
     assert_eq!(bad.len(), 1, "{bad:?}");

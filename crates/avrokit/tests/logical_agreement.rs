@@ -53,7 +53,11 @@ fn sized(schema: &str, b: &[u8]) -> Vec<u8> {
             .unwrap_or(b.len()),
         _ => return b.to_vec(),
     };
-    let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) { 0xff } else { 0 };
+    let fill = if b.first().is_some_and(|&x| x & 0x80 != 0) {
+        0xff
+    } else {
+        0
+    };
     let mut v = b.to_vec();
     while v.len() > size && v[0] == fill && (v[1] & 0x80 != 0) == (fill == 0xff) {
         v.remove(0);
@@ -106,13 +110,33 @@ fn cases() -> Vec<Case> {
         bytes_case("decimal 100.0 in precision 3", DEC3, &[0x03, 0xe8], false),
         bytes_case("decimal -99.9 in precision 3", DEC3, &[0xfc, 0x19], true),
         bytes_case("decimal -100.0 in precision 3", DEC3, &[0xfc, 0x18], false),
-        bytes_case("decimal with redundant sign bytes", DEC3, &[0xff, 0xff, 0x80], true),
+        bytes_case(
+            "decimal with redundant sign bytes",
+            DEC3,
+            &[0xff, 0xff, 0x80],
+            true,
+        ),
         bytes_case("decimal zero as no bytes", DEC3, &[], true),
         bytes_case("decimal of 49 digits in precision 49", DEC50, &big_ok, true),
-        bytes_case("decimal of 51 digits in precision 49", DEC50, &big_ten, false),
+        bytes_case(
+            "decimal of 51 digits in precision 49",
+            DEC50,
+            &big_ten,
+            false,
+        ),
         bytes_case("decimal 2^161 in precision 49", DEC50, &big_over, true),
-        bytes_case("fixed decimal 9999 in precision 4", DEC_F2, &[0x27, 0x0f], true),
-        bytes_case("fixed decimal 10000 in precision 4", DEC_F2, &[0x27, 0x10], false),
+        bytes_case(
+            "fixed decimal 9999 in precision 4",
+            DEC_F2,
+            &[0x27, 0x0f],
+            true,
+        ),
+        bytes_case(
+            "fixed decimal 10000 in precision 4",
+            DEC_F2,
+            &[0x27, 0x10],
+            false,
+        ),
         bytes_case("fixed decimal sign-extended", DEC_F2, &[0x9d], true),
         bytes_case("fixed decimal trimmed", DEC_F2, &[0xff, 0xff, 0x9d], true),
         bytes_case(
@@ -203,7 +227,8 @@ fn value_json_and_serde_accept_and_reject_the_same_datums() {
         ];
         for (front, ok) in verdicts {
             assert_eq!(
-                ok, c.accept,
+                ok,
+                c.accept,
                 "{what}: {front} {} it ({value:?} / {json_out:?} / {json_in:?} / {serde:?})",
                 if ok { "accepts" } else { "rejects" }
             );
@@ -215,7 +240,11 @@ fn value_json_and_serde_accept_and_reject_the_same_datums() {
         assert_eq!(serde.unwrap(), bytes, "{what}: serde's bytes");
         assert_eq!(json_in.unwrap().1, bytes, "{what}: the JSON text's bytes");
         let again = from_json_str(&json_out.unwrap(), &schema).unwrap();
-        assert_eq!(avrokit::to_datum_vec(&again, &schema).unwrap(), bytes, "{what}: JSON");
+        assert_eq!(
+            avrokit::to_datum_vec(&again, &schema).unwrap(),
+            bytes,
+            "{what}: JSON"
+        );
     }
 }
 
@@ -228,8 +257,8 @@ fn reading_takes_an_over_precise_decimal_as_it_is() {
     let wire = [0x04, 0x03, 0xe8]; // bytes 03 e8: 1000 (100.0), past precision 3
     let v = avrokit::from_datum_slice(&wire, &schema).expect("Value reads it");
     assert_eq!(v, Value::Decimal(Decimal::new(vec![0x03, 0xe8], 1)));
-    let b: ByteBuf = from_datum_slice(&wire, &DePlan::compile(&schema).unwrap())
-        .expect("serde reads it");
+    let b: ByteBuf =
+        from_datum_slice(&wire, &DePlan::compile(&schema).unwrap()).expect("serde reads it");
     assert_eq!(b.as_slice(), &[0x03, 0xe8]);
     let from_json = from_json_str(&json_bytes(&[0x03, 0xe8]), &schema).expect("JSON reads it");
     assert_eq!(from_json, v);

@@ -284,3 +284,60 @@ fn stream_buffer_sizes() {
         }
     }
 }
+
+/// A record that is corrupt inside a block: the error names the block and the record, keeps
+/// the path to the failing value, and its offset is where that value starts in the file (for
+/// a compressed block, the offset in the decompressed block is named instead).
+#[test]
+fn a_corrupt_record_keeps_its_path_and_offset() {
+    let schema = Schema::parse_str(
+        r#"{"type":"record","name":"R","fields":[{"name":"a","type":"int"},
+            {"name":"items","type":{"type":"array","items":{"type":"record","name":"I",
+                "fields":[{"name":"x","type":"int"},{"name":"s","type":"string"}]}}}]}"#,
+    )
+    .unwrap();
+    let good: &[u8] = &[0x02, 0x02, 0x00, 0x02, b'h', 0x00];
+    // a = 1; items: 2 of them, the second one's `s` not UTF-8 (its length byte at index 7).
+    let bad: &[u8] = &[
+        0x02, 0x04, 0x00, 0x04, b'o', b'k', 0x00, 0x04, 0xff, 0xfe, 0x00,
+    ];
+    let at_in_record = 7u64;
+    for codec in codecs() {
+        let mut w = WriterBuilder::new(&schema)
+            .with_codec(codec)
+            .build(Vec::new())
+            .unwrap();
+        w.append_encoded(good).unwrap();
+        w.append_encoded(bad).unwrap();
+        let file = w.into_inner().unwrap();
+        let from_slice = Reader::from_slice(&file).unwrap().nth(1).unwrap();
+        let from_stream = ReaderBuilder::new()
+            .with_buffer_capacity(5)
+            .build(&file[..])
+            .unwrap()
+            .nth(1)
+            .unwrap();
+        for e in [from_slice.unwrap_err(), from_stream.unwrap_err()] {
+            let ctx = format!("{codec:?}: {e}");
+            assert_eq!(e.kind(), ErrorKind::Data, "{ctx}");
+            assert_eq!(e.path(), "R.items[1].s", "{ctx}");
+            assert!(e.message().contains("not valid UTF-8"), "{ctx}");
+            assert!(e.message().starts_with("block 0 (at byte "), "{ctx}");
+            assert!(e.message().contains("record 1"), "{ctx}");
+            let offset = e.offset().expect("an offset");
+            if codec == Codec::Null {
+                // The record's bytes are stored as they are: find them in the file.
+                let start = file.windows(bad.len()).position(|w| w == bad).unwrap() as u64;
+                assert_eq!(offset, start + at_in_record, "{ctx}");
+            } else {
+                let in_block = good.len() as u64 + at_in_record;
+                let named = format!("byte {in_block} of the decompressed block");
+                assert!(e.message().contains(&named), "{ctx}");
+                assert!(
+                    offset > MAGIC.len() as u64 && offset < file.len() as u64,
+                    "{ctx}"
+                );
+            }
+        }
+    }
+}

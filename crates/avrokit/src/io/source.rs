@@ -205,6 +205,8 @@ pub struct ReaderSource<R> {
     end: usize,
     /// Bytes consumed before `buf[0]`.
     base: u64,
+    /// What `buf` may grow to: it doubles each time a read fills all of it.
+    capacity: usize,
 }
 
 impl<R: Read> ReaderSource<R> {
@@ -218,13 +220,53 @@ impl<R: Read> ReaderSource<R> {
 
     /// A source over `inner` with a buffer of `capacity` bytes (at least 1).
     pub fn with_capacity(capacity: usize, inner: R) -> ReaderSource<R> {
+        ReaderSource::with_growing_capacity(capacity, capacity, inner)
+    }
+
+    /// A source whose buffer starts at `first` bytes and doubles up to `capacity` each time a
+    /// read fills all of it: small input costs no large buffer.
+    pub(crate) fn with_growing_capacity(first: usize, capacity: usize, inner: R) -> Self {
+        let capacity = capacity.max(1);
         ReaderSource {
             inner,
-            buf: vec![0; capacity.max(1)].into_boxed_slice(),
+            buf: vec![0; first.clamp(1, capacity)].into_boxed_slice(),
             pos: 0,
             end: 0,
             base: 0,
+            capacity,
         }
+    }
+
+    /// The bytes buffered, reading more when none is left: empty at the end of the input.
+    ///
+    /// # Errors
+    /// When the reader fails.
+    #[inline]
+    pub(crate) fn fill_buf(&mut self) -> Result<&[u8]> {
+        if self.pos >= self.end && !self.fill()? {
+            return Ok(&[]);
+        }
+        Ok(&self.buf[self.pos..self.end])
+    }
+
+    /// Marks `n` bytes of [`fill_buf`](Self::fill_buf) as consumed.
+    #[inline]
+    pub(crate) fn consume(&mut self, n: usize) {
+        debug_assert!(n <= self.end - self.pos);
+        self.pos = (self.pos + n).min(self.end);
+    }
+
+    /// The inner reader, to seek it: call [`restart_at`](Self::restart_at) after moving it.
+    pub(crate) fn get_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
+    /// Drops the buffered bytes: the inner reader was moved to stream offset `offset`, where
+    /// the source goes on.
+    pub(crate) fn restart_at(&mut self, offset: u64) {
+        self.pos = 0;
+        self.end = 0;
+        self.base = offset;
     }
 
     /// The bytes read ahead from the reader but not consumed, and the reader itself.
@@ -248,6 +290,11 @@ impl<R: Read> ReaderSource<R> {
     fn fill(&mut self) -> Result<bool> {
         debug_assert!(self.pos >= self.end);
         self.base += self.end as u64;
+        if self.end == self.buf.len() && self.buf.len() < self.capacity {
+            // The last read filled the buffer: the input is not small, read more at a time.
+            let len = self.buf.len().saturating_mul(2).min(self.capacity);
+            self.buf = vec![0; len].into_boxed_slice();
+        }
         self.pos = 0;
         self.end = 0;
         loop {

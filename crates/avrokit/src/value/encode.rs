@@ -76,7 +76,9 @@ pub(crate) fn write_node<S: Sink>(
             }
             enc.write_fixed(b)
         }
-        (NodeKind::Fixed(_), Value::Decimal(d)) => enc.write_fixed(fixed_decimal(node, d)?.as_slice()),
+        (NodeKind::Fixed(_), Value::Decimal(d)) => {
+            enc.write_fixed(fixed_decimal(node, d)?.as_slice())
+        }
         (NodeKind::Fixed(f), Value::Uuid(u)) if f.size == 16 => enc.write_fixed(u),
         (NodeKind::Fixed(f), Value::Duration(d)) if f.size == 12 => enc.write_fixed(&d.to_bytes()),
         (NodeKind::Enum(e), Value::Enum(i)) => {
