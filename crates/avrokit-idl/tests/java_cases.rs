@@ -73,3 +73,46 @@ fn expected_protocols_round_trip_through_protocol() {
         assert_eq!(again.md5(), p.md5());
     }
 }
+
+/// `Protocol.getMD5()` of each file as computed by Java (Apache Avro 1.8.2 from Debian's
+/// libavro-java, whose `Protocol.toJson` is the same as 1.12's): the MD5 of the protocol's
+/// compact JSON as Jackson writes it.
+const JAVA_MD5: &[(&str, &str)] = &[
+    ("output/baseball.avpr", "d456f630bca31943937328ec75621e66"),
+    ("output/comments.avpr", "251cdbb1bb12f7b250a0cfbdb7860074"),
+    ("output/echo.avpr", "114d8da4866739f3bdc07ec9dc0984d5"),
+    ("output/import.avpr", "c20af829826890e47844e4ae912ab1e0"),
+    ("output/namespaces.avpr", "4a30a610cb28dbe76e56d74eba7c0373"),
+    ("output/reservedwords.avpr", "93cfd93b177dbea415926b7ecbcbaa10"),
+    ("output/simple.avpr", "33f5a6f15ad5a7f4b98a1c98ce497da0"),
+    ("output/uuid.avpr", "ca523209ec46ad268f6f9cd987c0ffd6"),
+    ("input/bar.avpr", "3513d00e6247eaa3be97422c5ca418eb"),
+    ("include/OnTheClasspath.avpr", "aa18be266d7b7327769acf7f983a1e67"),
+];
+
+#[test]
+fn protocol_md5_is_javas() {
+    let mut wrong = Vec::new();
+    for (file, java) in JAVA_MD5 {
+        let text = std::fs::read_to_string(data().join(file)).unwrap();
+        let p = Protocol::parse_str(&text).unwrap();
+        let hex: String = p.md5().iter().map(|b| format!("{b:02x}")).collect();
+        if hex != *java {
+            wrong.push(format!("{file}: {hex} != {java}\n  {}", p.to_java_text()));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn idl_protocols_have_javas_md5() {
+    // The protocol read from IDL is the one Java writes, so its MD5 is Java's too.
+    for (file, java) in JAVA_MD5.iter().filter(|(f, _)| f.starts_with("output/")) {
+        let stem = Path::new(file).file_stem().unwrap().to_str().unwrap();
+        let idl = reader()
+            .parse_file(data().join(format!("input/{stem}.avdl")))
+            .unwrap();
+        let hex: String = idl.protocol().unwrap().md5().iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(&hex, java, "{stem}: {}", idl.protocol().unwrap().to_java_text());
+    }
+}
