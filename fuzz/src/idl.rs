@@ -42,7 +42,11 @@ pub fn check_idl_parse(data: &[u8]) -> IdlOutcome {
         let json = p.to_json();
         let again = Protocol::parse_json(&json)
             .unwrap_or_else(|e| panic!("the protocol written back does not parse: {e}\n{json}"));
-        assert_eq!(again.to_json(), json, "writing the protocol back changed it");
+        assert_eq!(
+            again.to_json(),
+            json,
+            "writing the protocol back changed it"
+        );
         let java = p.to_java_text();
         let from_java = Protocol::parse_str(&java)
             .unwrap_or_else(|e| panic!("the protocol's Java text does not parse: {e}\n{java}"));

@@ -17,7 +17,9 @@ fn idl_data(name: &str) -> PathBuf {
 }
 
 fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("idl").join(test);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("idl")
+        .join(test);
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir
@@ -51,7 +53,11 @@ fn arg(p: &Path) -> &str {
 fn idl_prints_the_protocol() {
     let input = idl_data("input/simple.avdl");
     let out = run(&["idl", arg(&input)], None);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got, json_file(&idl_data("output/simple.avpr")));
 }
@@ -63,19 +69,35 @@ fn idl_writes_the_output_file_with_import_dirs() {
     let input = idl_data("input/import.avdl");
     let include = idl_data("include");
     let out = run(
-        &["idl", "--import-dir", arg(&include), arg(&input), arg(&out_file)],
+        &[
+            "idl",
+            "--import-dir",
+            arg(&include),
+            arg(&input),
+            arg(&out_file),
+        ],
         None,
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.stdout.is_empty());
-    assert_eq!(json_file(&out_file), json_file(&idl_data("output/import.avpr")));
+    assert_eq!(
+        json_file(&out_file),
+        json_file(&idl_data("output/import.avpr"))
+    );
 
     // Without the import directory, `OnTheClasspath.avdl` cannot be found.
     let out = run(&["idl", arg(&input), arg(&out_file)], None);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("cannot find the import \"OnTheClasspath.avdl\""), "{err}");
+    assert!(
+        err.contains("cannot find the import \"OnTheClasspath.avdl\""),
+        "{err}"
+    );
     assert!(err.contains("import.avdl:25:14"), "{err}");
 }
 
@@ -83,9 +105,16 @@ fn idl_writes_the_output_file_with_import_dirs() {
 fn idl_of_the_schema_syntax_prints_the_main_schema() {
     let input = idl_data("input/schema_syntax_schema.avdl");
     let out = run(&["idl", arg(&input)], None);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(got, json_file(&idl_data("output/schema_syntax_schema.avsc")));
+    assert_eq!(
+        got,
+        json_file(&idl_data("output/schema_syntax_schema.avsc"))
+    );
 }
 
 #[test]
@@ -96,7 +125,10 @@ fn idl_reads_stdin_and_warns_about_stray_doc_comments() {
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["protocol"], "P");
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.starts_with("avrokit: warning: <input>:2:3: warning: Ignoring out-of-place"), "{err}");
+    assert!(
+        err.starts_with("avrokit: warning: <input>:2:3: warning: Ignoring out-of-place"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -112,7 +144,13 @@ fn idl_errors_name_the_place() {
     assert!(err.contains("bad.avdl:2:14"), "{err}");
     assert!(!out_file.exists(), "no output is left behind on failure");
 
-    let out = run(&["idl", arg(&idl_data("errors/duplicateNameErrorParsing.avdl"))], None);
+    let out = run(
+        &[
+            "idl",
+            arg(&idl_data("errors/duplicateNameErrorParsing.avdl")),
+        ],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("duplicateNameErrorParsing.avdl:11:6"), "{err}");
@@ -123,7 +161,11 @@ fn idl2schemata_writes_one_schema_per_named_type() {
     let dir = scratch("split");
     let input = idl_data("input/simple.avdl");
     let out = run(&["idl2schemata", arg(&input), arg(&dir.join("out"))], None);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut names: Vec<String> = fs::read_dir(dir.join("out"))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -131,14 +173,24 @@ fn idl2schemata_writes_one_schema_per_named_type() {
     names.sort();
     assert_eq!(
         names,
-        ["Kind.avsc", "MD5.avsc", "Status.avsc", "TestError.avsc", "TestRecord.avsc"]
+        [
+            "Kind.avsc",
+            "MD5.avsc",
+            "Status.avsc",
+            "TestError.avsc",
+            "TestRecord.avsc"
+        ]
     );
     // Each file stands alone: TestRecord.avsc has the types it uses in full.
     let record = fs::read_to_string(dir.join("out/TestRecord.avsc")).unwrap();
     let schema = avrokit::Schema::parse_str(&record).unwrap();
-    assert_eq!(schema.root().name().unwrap().fullname(), "org.apache.avro.test.TestRecord");
+    assert_eq!(
+        schema.root().name().unwrap().fullname(),
+        "org.apache.avro.test.TestRecord"
+    );
     let expected = json_file(&idl_data("output/simple.avpr"));
-    let kind = avrokit::Schema::parse_str(&fs::read_to_string(dir.join("out/Kind.avsc")).unwrap()).unwrap();
+    let kind = avrokit::Schema::parse_str(&fs::read_to_string(dir.join("out/Kind.avsc")).unwrap())
+        .unwrap();
     assert_eq!(kind.to_json()["symbols"], expected["types"][0]["symbols"]);
 }
 
@@ -147,10 +199,17 @@ fn idl2schemata_of_the_schema_syntax() {
     let dir = scratch("split_schema");
     let input = idl_data("input/schema_syntax_schema.avdl");
     let out = run(&["idl2schemata", arg(&input), arg(&dir)], None);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let status = json_file(&dir.join("Status.avsc"));
     assert_eq!(status["namespace"], "system");
     let update = json_file(&dir.join("StatusUpdate.avsc"));
     assert_eq!(update["fields"][2]["type"]["name"], "Status");
-    assert!(dir.join("Foo.avsc").exists(), "imported schemas are named types too");
+    assert!(
+        dir.join("Foo.avsc").exists(),
+        "imported schemas are named types too"
+    );
 }

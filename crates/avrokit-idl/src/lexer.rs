@@ -48,7 +48,10 @@ const KEYWORDS: &[&str] = &[
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Tok {
     /// A word: an identifier or, when `keyword`, the keyword spelled `text`.
-    Word { text: String, keyword: bool },
+    Word {
+        text: String,
+        keyword: bool,
+    },
     /// A string literal, unescaped.
     Str(String),
     /// An integer literal (its text, `_` removed).
@@ -64,7 +67,10 @@ impl Tok {
     /// How the token reads in an error message.
     pub(crate) fn describe(&self) -> String {
         match self {
-            Tok::Word { text, keyword: true } => format!("keyword '{text}'"),
+            Tok::Word {
+                text,
+                keyword: true,
+            } => format!("keyword '{text}'"),
             Tok::Word { text, .. } => format!("identifier '{text}'"),
             Tok::Str(s) => format!("string \"{}\"", s.escape_debug()),
             Tok::Int(s) | Tok::Float(s) => format!("number {s}"),
@@ -355,7 +361,9 @@ impl Lexer<'_> {
                 is_float = true;
                 self.float_suffix();
             } else if is_float {
-                return Err(bad("a hexadecimal floating-point literal needs a p exponent"));
+                return Err(bad(
+                    "a hexadecimal floating-point literal needs a p exponent",
+                ));
             }
         } else {
             let int_digits = digits(self, false);
@@ -383,7 +391,10 @@ impl Lexer<'_> {
         if !is_float && matches!(self.peek(), Some('l' | 'L')) {
             self.bump();
         }
-        if self.peek().is_some_and(|c| is_ident_continue(c) || c == '.') {
+        if self
+            .peek()
+            .is_some_and(|c| is_ident_continue(c) || c == '.')
+        {
             return Err(bad("malformed number"));
         }
         let text = &self.src[start..self.at];
@@ -472,10 +483,8 @@ impl Lexer<'_> {
                             }
                             let mut v = 0;
                             for _ in 0..4 {
-                                let d = self
-                                    .bump()
-                                    .and_then(|c| c.to_digit(16))
-                                    .ok_or_else(|| {
+                                let d =
+                                    self.bump().and_then(|c| c.to_digit(16)).ok_or_else(|| {
                                         Error::at(pos, "a \\u escape needs four hex digits")
                                     })?;
                                 v = v * 16 + d;
@@ -593,7 +602,12 @@ mod tests {
 
     #[test]
     fn doc_comments_attach_to_the_next_token() {
-        let l = lex("/* no */ /** one */ // x\n /**/ /** two */ a /***/ b", 0, 10).unwrap();
+        let l = lex(
+            "/* no */ /** one */ // x\n /**/ /** two */ a /***/ b",
+            0,
+            10,
+        )
+        .unwrap();
         assert_eq!(l.docs.len(), 3);
         assert_eq!(l.docs[0].text, " one ");
         assert_eq!(l.tokens[0].docs, 0..2);

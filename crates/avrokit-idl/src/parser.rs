@@ -17,10 +17,26 @@ use crate::lexer::{DocComment, Tok, Token};
 
 /// Attributes Java reserves on schemas, so that an annotation cannot set them.
 const SCHEMA_RESERVED: &[&str] = &[
-    "doc", "fields", "items", "name", "namespace", "size", "symbols", "values", "type", "aliases",
+    "doc",
+    "fields",
+    "items",
+    "name",
+    "namespace",
+    "size",
+    "symbols",
+    "values",
+    "type",
+    "aliases",
 ];
 const FIELD_RESERVED: &[&str] = &["default", "doc", "name", "order", "type", "aliases"];
-const PROTOCOL_RESERVED: &[&str] = &["namespace", "protocol", "doc", "messages", "types", "errors"];
+const PROTOCOL_RESERVED: &[&str] = &[
+    "namespace",
+    "protocol",
+    "doc",
+    "messages",
+    "types",
+    "errors",
+];
 const MESSAGE_RESERVED: &[&str] = &["doc", "response", "request", "errors", "one-way"];
 /// Names a named type may not have (Java's `INVALID_TYPE_NAMES`).
 const INVALID_TYPE_NAMES: &[&str] = &[
@@ -366,9 +382,18 @@ impl<'a> Parser<'a> {
     fn import(&mut self) -> Result<Item, Error> {
         let pos = self.bump().pos;
         let kind = match &self.tok().tok {
-            Tok::Word { text, keyword: true } if text == "idl" => ImportKind::Idl,
-            Tok::Word { text, keyword: true } if text == "protocol" => ImportKind::Protocol,
-            Tok::Word { text, keyword: true } if text == "schema" => ImportKind::Schema,
+            Tok::Word {
+                text,
+                keyword: true,
+            } if text == "idl" => ImportKind::Idl,
+            Tok::Word {
+                text,
+                keyword: true,
+            } if text == "protocol" => ImportKind::Protocol,
+            Tok::Word {
+                text,
+                keyword: true,
+            } if text == "schema" => ImportKind::Schema,
             _ => return Err(self.unexpected("'idl', 'protocol' or 'schema' after 'import'")),
         };
         self.bump();
@@ -505,7 +530,10 @@ impl<'a> Parser<'a> {
             }
             Tok::Int(text) => {
                 let v = int_value(text).ok_or_else(|| {
-                    Error::at(pos, format!("invalid integer {text} (out of the long range?)"))
+                    Error::at(
+                        pos,
+                        format!("invalid integer {text} (out of the long range?)"),
+                    )
                 })?;
                 self.bump();
                 Value::from(v)
@@ -516,12 +544,18 @@ impl<'a> Parser<'a> {
                 self.bump();
                 v
             }
-            Tok::Word { text, keyword: true } if text == "true" || text == "false" => {
+            Tok::Word {
+                text,
+                keyword: true,
+            } if text == "true" || text == "false" => {
                 let v = Value::Bool(text == "true");
                 self.bump();
                 v
             }
-            Tok::Word { text, keyword: true } if text == "null" => {
+            Tok::Word {
+                text,
+                keyword: true,
+            } if text == "null" => {
                 self.bump();
                 Value::Null
             }
@@ -538,11 +572,10 @@ impl<'a> Parser<'a> {
         let mut props = Props::default();
         self.annotations(&mut props, NAMED, &[])?;
         let kw = match &self.tok().tok {
-            Tok::Word { text, keyword: true }
-                if matches!(text.as_str(), "record" | "error" | "enum" | "fixed") =>
-            {
-                text.clone()
-            }
+            Tok::Word {
+                text,
+                keyword: true,
+            } if matches!(text.as_str(), "record" | "error" | "enum" | "fixed") => text.clone(),
             _ => return Err(self.unexpected("'record', 'error', 'enum' or 'fixed'")),
         };
         self.bump();
@@ -560,8 +593,17 @@ impl<'a> Parser<'a> {
         };
         let reserved: &[&str] = if kw == "enum" {
             &[
-                "doc", "fields", "items", "name", "namespace", "size", "symbols", "values", "type",
-                "aliases", "default",
+                "doc",
+                "fields",
+                "items",
+                "name",
+                "namespace",
+                "size",
+                "symbols",
+                "values",
+                "type",
+                "aliases",
+                "default",
             ]
         } else {
             SCHEMA_RESERVED
@@ -577,12 +619,16 @@ impl<'a> Parser<'a> {
                 self.expect_punct('(')?;
                 let size_pos = self.pos();
                 let size = match &self.tok().tok {
-                    Tok::Int(text) => int_value(text)
-                        .filter(|s| (0..=i64::from(i32::MAX)).contains(s) && !has_long_suffix(text)),
+                    Tok::Int(text) => int_value(text).filter(|s| {
+                        (0..=i64::from(i32::MAX)).contains(s) && !has_long_suffix(text)
+                    }),
                     _ => return Err(self.unexpected("the size of the fixed (an integer)")),
                 }
                 .ok_or_else(|| {
-                    Error::at(size_pos, "the size of a fixed must be an int from 0 to 2^31-1")
+                    Error::at(
+                        size_pos,
+                        "the size of a fixed must be an int from 0 to 2^31-1",
+                    )
                 })?;
                 self.bump();
                 self.expect_punct(')')?;
@@ -678,7 +724,11 @@ impl<'a> Parser<'a> {
     }
 
     /// A variable (field or parameter): `@annotations name (= default)?`.
-    fn variable(&mut self, ty: &TypeExpr, default_doc: Option<&str>) -> Result<(Value, Pos), Error> {
+    fn variable(
+        &mut self,
+        ty: &TypeExpr,
+        default_doc: Option<&str>,
+    ) -> Result<(Value, Pos), Error> {
         let start = self.i;
         let mut props = Props::default();
         let special = Special {
@@ -688,7 +738,9 @@ impl<'a> Parser<'a> {
         };
         self.annotations(&mut props, special, FIELD_RESERVED)?;
         let (name, pos) = self.identifier()?;
-        let doc = self.doc_at(start).or_else(|| default_doc.map(str::to_owned));
+        let doc = self
+            .doc_at(start)
+            .or_else(|| default_doc.map(str::to_owned));
         let default = if self.is_punct('=') {
             self.bump();
             Some(self.json_value()?)
@@ -891,8 +943,10 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         let json = match (keyword, text.as_str()) {
-            (true, p @ ("boolean" | "int" | "long" | "float" | "double" | "bytes" | "string"
-            | "null")) => Value::from(p),
+            (
+                true,
+                p @ ("boolean" | "int" | "long" | "float" | "double" | "bytes" | "string" | "null"),
+            ) => Value::from(p),
             (true, "date") => logical("int", "date"),
             (true, "time_ms") => logical("int", "time-millis"),
             (true, "timestamp_ms") => logical("long", "timestamp-millis"),

@@ -64,7 +64,10 @@ fn misplaced_doc_comments_warn_where_java_does() {
     ];
     assert_eq!(got, java);
     for w in idl.warnings() {
-        assert!(w.message.contains("out-of-place documentation comment"), "{w}");
+        assert!(
+            w.message.contains("out-of-place documentation comment"),
+            "{w}"
+        );
         assert!(w.to_string().contains("comments.avdl:"), "{w}");
     }
 }
@@ -74,9 +77,19 @@ fn a_name_defined_twice_is_an_error_at_the_second_definition() {
     let path = data().join("errors/duplicateNameErrorParsing.avdl");
     let e = IdlReader::new().parse_file(&path).unwrap_err();
     let loc = e.location().unwrap();
-    assert_eq!((loc.file.as_path(), loc.line, loc.column), (path.as_path(), 11, 6));
-    assert!(e.message().contains("\"duplicateNameParseError.Foo\" is already defined"), "{e}");
-    assert!(e.message().contains(":6:6"), "names the first definition: {e}");
+    assert_eq!(
+        (loc.file.as_path(), loc.line, loc.column),
+        (path.as_path(), 11, 6)
+    );
+    assert!(
+        e.message()
+            .contains("\"duplicateNameParseError.Foo\" is already defined"),
+        "{e}"
+    );
+    assert!(
+        e.message().contains(":6:6"),
+        "names the first definition: {e}"
+    );
     // The same definition twice is no error (Java accepts it as well).
     let idl = IdlReader::new()
         .parse_str("schema E; enum E { A } enum E { A }", None)
@@ -87,8 +100,14 @@ fn a_name_defined_twice_is_an_error_at_the_second_definition() {
 #[test]
 fn errors_name_line_and_column() {
     let cases = [
-        ("protocol P {\n  record R { int x }\n}", "2:20: expected ';', found '}'"),
-        ("protocol P {\n  record R { Missing m; }\n}", "2:14: undefined type \"Missing\""),
+        (
+            "protocol P {\n  record R { int x }\n}",
+            "2:20: expected ';', found '}'",
+        ),
+        (
+            "protocol P {\n  record R { Missing m; }\n}",
+            "2:14: undefined type \"Missing\"",
+        ),
         (
             "@namespace(\"n\") protocol P {\n record R {}\n void m() throws R;\n}",
             "3:18: \"n.R\" is not an error type: only errors can be thrown",
@@ -105,11 +124,26 @@ fn errors_name_line_and_column() {
             "protocol P { record R { @foo(1) R r; } }",
             "1:25: type references may not be annotated",
         ),
-        ("protocol P { record int {} }", "1:21: \"int\" is a type name of the IDL and cannot name a record"),
-        ("protocol P { fixed F(-1); }", "1:22: the size of a fixed must be an int from 0 to 2^31-1"),
-        ("protocol P {\n  /* never closed", "2:3: unterminated comment: no closing */"),
-        ("protocol P { import idl \"nowhere.avdl\"; }", "1:25: cannot find the import \"nowhere.avdl\""),
-        ("protocol P { record R { @doc(\"x\") int i; } }", "1:25: @doc cannot be used here"),
+        (
+            "protocol P { record int {} }",
+            "1:21: \"int\" is a type name of the IDL and cannot name a record",
+        ),
+        (
+            "protocol P { fixed F(-1); }",
+            "1:22: the size of a fixed must be an int from 0 to 2^31-1",
+        ),
+        (
+            "protocol P {\n  /* never closed",
+            "2:3: unterminated comment: no closing */",
+        ),
+        (
+            "protocol P { import idl \"nowhere.avdl\"; }",
+            "1:25: cannot find the import \"nowhere.avdl\"",
+        ),
+        (
+            "protocol P { record R { @doc(\"x\") int i; } }",
+            "1:25: @doc cannot be used here",
+        ),
     ];
     for (src, want) in cases {
         let got = error(src);
@@ -131,7 +165,11 @@ fn limits_bound_the_input() {
     let deep = format!("schema {}int{};", "array<".repeat(200), ">".repeat(200));
     let e = IdlReader::new().parse_str(&deep, None).unwrap_err();
     assert!(e.message().contains("nested deeper than 128 levels"), "{e}");
-    let json = format!("protocol P {{ record R {{ array<int> a = {}{}; }} }}", "[".repeat(10_000), "]".repeat(10_000));
+    let json = format!(
+        "protocol P {{ record R {{ array<int> a = {}{}; }} }}",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
     let e = IdlReader::new().parse_str(&json, None).unwrap_err();
     assert!(e.message().contains("nested deeper"), "{e}");
 
@@ -169,10 +207,25 @@ fn limits_bound_the_input() {
 #[test]
 fn hostile_text_gives_errors_not_panics() {
     let inputs = [
-        "", "protocol", "protocol P {", "@", "@x(", "schema", "record", "`", "`a", "\"", "0x",
-        "protocol P { record R { union {} u; } }", "protocol P { enum E { } = ; }",
-        "protocol P { void m(int a, int a); }", "namespace ..;", "protocol P { record R { int a = {\"k\" 1}; } }",
-        "protocol P { record R { decimal(99999999999) d; } }", "\u{1a}", "é",
+        "",
+        "protocol",
+        "protocol P {",
+        "@",
+        "@x(",
+        "schema",
+        "record",
+        "`",
+        "`a",
+        "\"",
+        "0x",
+        "protocol P { record R { union {} u; } }",
+        "protocol P { enum E { } = ; }",
+        "protocol P { void m(int a, int a); }",
+        "namespace ..;",
+        "protocol P { record R { int a = {\"k\" 1}; } }",
+        "protocol P { record R { decimal(99999999999) d; } }",
+        "\u{1a}",
+        "é",
     ];
     for src in inputs {
         let _ = IdlReader::new().parse_str(src, None);
@@ -194,7 +247,10 @@ fn nullable_shorthand_puts_null_where_the_default_says() {
     assert_eq!(f[0]["type"], json!(["null", "string"]));
     assert_eq!(f[1]["type"], json!(["null", "string"]));
     assert_eq!(f[2]["type"], json!(["string", "null"]));
-    assert_eq!(f[3]["type"], json!({"type": "array", "items": ["null", "int"]}));
+    assert_eq!(
+        f[3]["type"],
+        json!({"type": "array", "items": ["null", "int"]})
+    );
     assert_eq!(f[4]["type"], json!([{"type": "int", "prop": 1}, "null"]));
 }
 

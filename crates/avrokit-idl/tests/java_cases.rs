@@ -83,11 +83,17 @@ const JAVA_MD5: &[(&str, &str)] = &[
     ("output/echo.avpr", "114d8da4866739f3bdc07ec9dc0984d5"),
     ("output/import.avpr", "c20af829826890e47844e4ae912ab1e0"),
     ("output/namespaces.avpr", "4a30a610cb28dbe76e56d74eba7c0373"),
-    ("output/reservedwords.avpr", "93cfd93b177dbea415926b7ecbcbaa10"),
+    (
+        "output/reservedwords.avpr",
+        "93cfd93b177dbea415926b7ecbcbaa10",
+    ),
     ("output/simple.avpr", "33f5a6f15ad5a7f4b98a1c98ce497da0"),
     ("output/uuid.avpr", "ca523209ec46ad268f6f9cd987c0ffd6"),
     ("input/bar.avpr", "3513d00e6247eaa3be97422c5ca418eb"),
-    ("include/OnTheClasspath.avpr", "aa18be266d7b7327769acf7f983a1e67"),
+    (
+        "include/OnTheClasspath.avpr",
+        "aa18be266d7b7327769acf7f983a1e67",
+    ),
 ];
 
 #[test]
@@ -112,7 +118,18 @@ fn idl_protocols_have_javas_md5() {
         let idl = reader()
             .parse_file(data().join(format!("input/{stem}.avdl")))
             .unwrap();
-        let hex: String = idl.protocol().unwrap().md5().iter().map(|b| format!("{b:02x}")).collect();
-        assert_eq!(&hex, java, "{stem}: {}", idl.protocol().unwrap().to_java_text());
+        let hex: String = idl
+            .protocol()
+            .unwrap()
+            .md5()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(
+            &hex,
+            java,
+            "{stem}: {}",
+            idl.protocol().unwrap().to_java_text()
+        );
     }
 }

@@ -29,7 +29,10 @@ fn java_text_and_md5_are_javas() {
 #[test]
 fn the_model() {
     let p = Protocol::parse_str(RICH).unwrap();
-    assert_eq!((p.name(), p.namespace()), ("Rich", Some("org.example.rich")));
+    assert_eq!(
+        (p.name(), p.namespace()),
+        ("Rich", Some("org.example.rich"))
+    );
     assert_eq!(p.fullname(), "org.example.rich.Rich");
     assert_eq!(p.prop("version"), Some(&json!(3)));
     // Types in definition order; the one defined in a message comes last, as in Java.
@@ -57,14 +60,20 @@ fn the_model() {
     assert_eq!(draw.request.len(), 2);
     assert_eq!(draw.request[1].default, Some(json!(2.0)));
     let shape = p.schema(draw.request[0].schema);
-    assert_eq!(shape.root().name().unwrap().fullname(), "org.example.rich.Shape");
+    assert_eq!(
+        shape.root().name().unwrap().fullname(),
+        "org.example.rich.Shape"
+    );
     let NodeKind::Record(oops) = p.schema(draw.errors[0]).root().kind().clone() else {
         panic!()
     };
     assert!(oops.is_error);
     let notify = p.message("notify").unwrap();
     assert!(notify.one_way && notify.errors.is_empty());
-    assert!(matches!(p.schema(notify.response).root().kind(), NodeKind::Null));
+    assert!(matches!(
+        p.schema(notify.response).root().kind(),
+        NodeKind::Null
+    ));
 }
 
 #[test]
@@ -72,7 +81,10 @@ fn a_protocol_without_namespace() {
     let p = Protocol::parse_str(r#"{"protocol": "a.b.P", "messages": {}}"#).unwrap();
     assert_eq!(p.namespace(), None);
     assert_eq!(p.fullname(), "a.b.P");
-    assert_eq!(p.to_json(), json!({"protocol": "a.b.P", "types": [], "messages": {}}));
+    assert_eq!(
+        p.to_json(),
+        json!({"protocol": "a.b.P", "types": [], "messages": {}})
+    );
     // Java writes the missing namespace as null.
     assert_eq!(
         p.to_java_text(),
@@ -157,5 +169,8 @@ fn request_records_stay_out_of_the_protocol() {
     )
     .unwrap();
     assert_eq!(p.types().len(), 1);
-    assert_eq!(p.to_json()["messages"]["m"]["request"][0]["type"], "__request0");
+    assert_eq!(
+        p.to_json()["messages"]["m"]["request"][0]["type"],
+        "__request0"
+    );
 }

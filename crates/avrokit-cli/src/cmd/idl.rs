@@ -31,14 +31,19 @@ fn read_idl(input: &Path, import_dirs: &[PathBuf]) -> CliResult<IdlFile> {
     })?;
     let mut err = std::io::stderr().lock();
     for w in idl.warnings() {
-        let _ = writeln!(err, "avrokit: warning: {}", w.to_string().replace('\n', " "));
+        let _ = writeln!(
+            err,
+            "avrokit: warning: {}",
+            w.to_string().replace('\n', " ")
+        );
     }
     Ok(idl)
 }
 
 fn write_json(path: &Path, json: &serde_json::Value) -> CliResult<()> {
     let mut out = Output::create(path)?;
-    let text = serde_json::to_string_pretty(json).map_err(|e| CliError::input(e.to_string(), path.display().to_string()))?;
+    let text = serde_json::to_string_pretty(json)
+        .map_err(|e| CliError::input(e.to_string(), path.display().to_string()))?;
     writeln!(out, "{text}").at(&out.name.clone())?;
     out.commit()
 }
@@ -64,7 +69,9 @@ pub fn idl2schemata(a: &Idl2schemataArgs) -> CliResult<()> {
     // would overwrite each other, so that is refused before anything is written.
     let mut seen: HashMap<String, String> = HashMap::new();
     for s in &schemas {
-        let Some(name) = s.root().name() else { continue };
+        let Some(name) = s.root().name() else {
+            continue;
+        };
         if let Some(other) = seen.insert(name.name().to_owned(), name.fullname().to_owned()) {
             return Err(CliError::input(
                 format!(
@@ -78,8 +85,13 @@ pub fn idl2schemata(a: &Idl2schemataArgs) -> CliResult<()> {
     }
     std::fs::create_dir_all(&a.outdir).at(&a.outdir.display().to_string())?;
     for s in &schemas {
-        let Some(name) = s.root().name() else { continue };
-        write_json(&a.outdir.join(format!("{}.avsc", name.name())), &s.to_json())?;
+        let Some(name) = s.root().name() else {
+            continue;
+        };
+        write_json(
+            &a.outdir.join(format!("{}.avsc", name.name())),
+            &s.to_json(),
+        )?;
     }
     Ok(())
 }

@@ -36,7 +36,14 @@ use super::{fingerprint, Field, Name, NodeId, NodeKind, Schema};
 use crate::error::{Error, Result};
 
 /// Attributes of a protocol object that are not custom properties (Java's `PROTOCOL_RESERVED`).
-const PROTOCOL_RESERVED: &[&str] = &["namespace", "protocol", "doc", "messages", "types", "errors"];
+const PROTOCOL_RESERVED: &[&str] = &[
+    "namespace",
+    "protocol",
+    "doc",
+    "messages",
+    "types",
+    "errors",
+];
 /// Attributes of a message object that are not custom properties (Java's `MESSAGE_RESERVED`).
 const MESSAGE_RESERVED: &[&str] = &["doc", "response", "request", "errors", "one-way"];
 
@@ -126,7 +133,9 @@ impl Protocol {
 
     /// `namespace.name` (or the name when there is no namespace or the name has dots).
     pub fn fullname(&self) -> String {
-        Name::with_namespace(&self.name, self.namespace()).fullname().to_owned()
+        Name::with_namespace(&self.name, self.namespace())
+            .fullname()
+            .to_owned()
     }
 
     /// Documentation.
@@ -449,26 +458,30 @@ fn parse(json: &Value) -> Result<Protocol> {
         });
     }
 
-    let schemas = parse_values_in(&inputs, namespace.as_deref()).map_err(|(i, e)| match roles[i] {
-        Role::Placeholder => e,
-        Role::Type(t) => e.in_index(t as u64).in_field("types"),
-        Role::Request(m) => e
-            .rename_outer_field("fields", "request")
-            .in_field(m.to_owned())
-            .in_field("messages"),
-        Role::Response(m) => e
-            .in_field("response")
-            .in_field(m.to_owned())
-            .in_field("messages"),
-        Role::Error(m, j) => e
-            .in_index(j as u64)
-            .in_field("errors")
-            .in_field(m.to_owned())
-            .in_field("messages"),
-    })?;
+    let schemas =
+        parse_values_in(&inputs, namespace.as_deref()).map_err(|(i, e)| match roles[i] {
+            Role::Placeholder => e,
+            Role::Type(t) => e.in_index(t as u64).in_field("types"),
+            Role::Request(m) => e
+                .rename_outer_field("fields", "request")
+                .in_field(m.to_owned())
+                .in_field("messages"),
+            Role::Response(m) => e
+                .in_field("response")
+                .in_field(m.to_owned())
+                .in_field("messages"),
+            Role::Error(m, j) => e
+                .in_index(j as u64)
+                .in_field("errors")
+                .in_field(m.to_owned())
+                .in_field("messages"),
+        })?;
     let arena = schemas[0].clone();
 
-    let requests: Vec<NodeId> = pending.iter().map(|p| schemas[p.request].root_id()).collect();
+    let requests: Vec<NodeId> = pending
+        .iter()
+        .map(|p| schemas[p.request].root_id())
+        .collect();
     let request_set: HashSet<NodeId> = requests.iter().copied().collect();
     let types = arena
         .nodes()
@@ -483,7 +496,9 @@ fn parse(json: &Value) -> Result<Protocol> {
     for p in pending {
         let at = |e: Error| e.in_field(p.name.to_owned()).in_field("messages");
         let NodeKind::Record(request) = schemas[p.request].root().kind() else {
-            return Err(at(Error::schema("internal error: a request is not a record")));
+            return Err(at(Error::schema(
+                "internal error: a request is not a record",
+            )));
         };
         let response = schemas[p.response].root_id();
         if p.one_way && !matches!(arena.node(response).kind, NodeKind::Null) {
@@ -571,12 +586,10 @@ fn message_header<'j>(name: &str, msg: &'j Value) -> Result<MessageHeader<'j>> {
     for (i, param) in request.iter().enumerate() {
         if let Some(Value::String(p)) = param.get("name") {
             if !seen.insert(p.as_str()) {
-                return Err(
-                    Error::schema(format!("duplicate parameter name \"{p}\""))
-                        .in_field("name")
-                        .in_index(i as u64)
-                        .in_field("request"),
-                );
+                return Err(Error::schema(format!("duplicate parameter name \"{p}\""))
+                    .in_field("name")
+                    .in_index(i as u64)
+                    .in_field("request"));
             }
         }
     }
@@ -638,7 +651,11 @@ fn java_key_order(schema: Value) -> Value {
     match schema {
         Value::Array(branches) => Value::Array(branches.into_iter().map(java_key_order).collect()),
         Value::Object(mut m) => {
-            let ty = m.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
+            let ty = m
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
             let ty = ty.as_str();
             match ty {
                 "record" | "error" => {
@@ -739,7 +756,11 @@ fn java_double(f: f64, out: &mut String) {
         return;
     }
     if f.is_infinite() {
-        out.push_str(if f > 0.0 { "\"Infinity\"" } else { "\"-Infinity\"" });
+        out.push_str(if f > 0.0 {
+            "\"Infinity\""
+        } else {
+            "\"-Infinity\""
+        });
         return;
     }
     if f == 0.0 {
