@@ -591,24 +591,10 @@ impl<'a> Parser<'a> {
             Some(ns) => format!("{ns}.{name}"),
             None => name.clone(),
         };
-        let reserved: &[&str] = if kw == "enum" {
-            &[
-                "doc",
-                "fields",
-                "items",
-                "name",
-                "namespace",
-                "size",
-                "symbols",
-                "values",
-                "type",
-                "aliases",
-                "default",
-            ]
-        } else {
-            SCHEMA_RESERVED
-        };
-        check_reserved(&props, reserved)?;
+        check_reserved(&props, SCHEMA_RESERVED)?;
+        if kw == "enum" {
+            check_reserved(&props, &["default"])?;
+        }
         let mut m = Map::new();
         m.insert("type".into(), kw.as_str().into());
         m.insert("name".into(), name.into());

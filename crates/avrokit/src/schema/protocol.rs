@@ -30,7 +30,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::parse::parse_values_in;
+use super::parse::{custom_props, json_type, parse_values_in};
 use super::write::SharedWriter;
 use super::{fingerprint, Field, Name, NodeId, NodeKind, Schema};
 use crate::error::{Error, Result};
@@ -291,17 +291,6 @@ impl PartialEq for Protocol {
     }
 }
 
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 fn optional_string<'j>(obj: &'j Map<String, Value>, key: &'static str) -> Result<Option<&'j str>> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -312,13 +301,6 @@ fn optional_string<'j>(obj: &'j Map<String, Value>, key: &'static str) -> Result
         ))
         .in_field(key)),
     }
-}
-
-fn custom_props(obj: &Map<String, Value>, reserved: &[&str]) -> Vec<(String, Value)> {
-    obj.iter()
-        .filter(|(k, _)| !reserved.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect()
 }
 
 /// A record name prefix that no string of `json` contains, so that the records standing for
