@@ -17,6 +17,13 @@ fn main() {
         "resolved" => checks::check_resolved,
         "container_read" => checks::check_container_read,
         "json_decode" => checks::check_json_decode,
+        "idl_parse" => |data| match avrokit_fuzz::idl::check_idl_parse(data) {
+            avrokit_fuzz::idl::IdlOutcome::Skipped => checks::Outcome::Skipped,
+            avrokit_fuzz::idl::IdlOutcome::Rejected => {
+                checks::Outcome::Rejected(avrokit::ErrorKind::Schema)
+            }
+            avrokit_fuzz::idl::IdlOutcome::Accepted => checks::Outcome::Accepted,
+        },
         t => panic!("no target {t}"),
     };
     for f in files {

@@ -1,4 +1,6 @@
 //! Support for the fuzz targets in `fuzz_targets/`: the checks live in `checks.rs`, which
-//! `crates/avrokit/tests/fuzz_regressions.rs` also includes to replay the corpus in CI.
+//! `crates/avrokit/tests/fuzz_regressions.rs` also includes to replay the corpus in CI; the IDL
+//! check lives in `idl.rs` (replayed by `crates/avrokit-idl/tests/fuzz_corpus.rs`).
 
 pub mod checks;
+pub mod idl;

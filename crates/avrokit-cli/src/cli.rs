@@ -51,6 +51,10 @@ pub enum Command {
     SplitRead(SplitReadArgs),
     /// Report whether data written with one schema can be read with another.
     Compat(CompatArgs),
+    /// Convert an Avro IDL file to its protocol JSON (for the schema syntax, its main schema).
+    Idl(IdlArgs),
+    /// Write one `.avsc` file per named type of an Avro IDL file.
+    Idl2schemata(Idl2schemataArgs),
     /// Panic on purpose, to test the internal-error report (exit code 70).
     #[command(hide = true)]
     InternalPanic,
@@ -229,4 +233,28 @@ pub struct CompatArgs {
     /// The writer's schema.
     #[arg(long, value_name = "W.avsc")]
     pub writer: PathBuf,
+}
+
+/// `idl`
+#[derive(Debug, Args)]
+pub struct IdlArgs {
+    /// Where imports are looked for when not found next to the importing file (repeatable).
+    #[arg(long = "import-dir", value_name = "DIR")]
+    pub import_dirs: Vec<PathBuf>,
+    /// The IDL file (`-`: stdin, its imports relative to the current directory).
+    pub input: PathBuf,
+    /// The JSON output (`-` or absent: stdout).
+    pub output: Option<PathBuf>,
+}
+
+/// `idl2schemata`
+#[derive(Debug, Args)]
+pub struct Idl2schemataArgs {
+    /// Where imports are looked for when not found next to the importing file (repeatable).
+    #[arg(long = "import-dir", value_name = "DIR")]
+    pub import_dirs: Vec<PathBuf>,
+    /// The IDL file (`-`: stdin, its imports relative to the current directory).
+    pub input: PathBuf,
+    /// The directory to write `NAME.avsc` files into (created if missing).
+    pub outdir: PathBuf,
 }

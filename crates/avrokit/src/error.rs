@@ -207,6 +207,19 @@ impl Error {
         self
     }
 
+    /// Renames the outermost path segment `.from` to `.to`, if that is what it is (a protocol
+    /// message's parameters are parsed as the fields of a record, and reported as `request`).
+    #[cold]
+    #[must_use]
+    pub(crate) fn rename_outer_field(mut self, from: &str, to: &'static str) -> Error {
+        if let Some(Segment::Name(n)) = self.0.path.last_mut() {
+            if n == from {
+                *n = Cow::Borrowed(to);
+            }
+        }
+        self
+    }
+
     /// Pushes `["key"]` onto the path.
     #[cold]
     #[must_use]

@@ -8,7 +8,7 @@
 //!  Value --> Encoder --> Sink (Vec<u8> | buffered io::Write | direct io::Write)
 //! ```
 //!
-//! - [`schema`]: parse, write back, canonical form, fingerprints.
+//! - [`schema`]: parse, write back, canonical form, fingerprints; protocols ([`Protocol`]).
 //! - [`Encoder`] / [`Decoder`]: the binary encoding, one call per value, like Java's
 //!   `BinaryEncoder`/`BinaryDecoder`. Every front end is built on them.
 //! - [`Value`]: generic values, encoded and decoded with a schema.
@@ -78,7 +78,7 @@ pub use crate::io::Limits;
 #[doc(inline)]
 pub use crate::resolution::{check_compatibility, ResolvedPlan, ResolvingDecoder};
 #[doc(inline)]
-pub use crate::schema::Schema;
+pub use crate::schema::{Protocol, Schema};
 #[doc(hidden)]
 pub use crate::serde::__private;
 #[doc(inline)]

@@ -1,6 +1,7 @@
 //! The subcommands: each takes its parsed arguments, streams through the library and returns
 //! the exit code (0, or 1 for `compat` when incompatible) or a [`CliError`].
 
+mod idl;
 mod read;
 mod schema;
 mod write;
@@ -36,6 +37,8 @@ pub fn run(command: Command) -> CliResult<u8> {
         Command::Fingerprint(a) => schema::fingerprint(&a),
         // The only command whose answer is its exit code: 1 means incompatible.
         Command::Compat(a) => return schema::compat(&a),
+        Command::Idl(a) => idl::idl(&a),
+        Command::Idl2schemata(a) => idl::idl2schemata(&a),
         Command::InternalPanic => panic!("requested by `avrokit internal-panic`"),
     }
     .map(|()| 0)

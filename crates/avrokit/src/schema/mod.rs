@@ -32,6 +32,7 @@ mod canonical;
 mod fingerprint;
 mod name;
 mod parse;
+mod protocol;
 pub(crate) mod write;
 
 use std::collections::HashMap;
@@ -39,6 +40,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use name::Name;
+pub use protocol::{Message, Protocol};
 
 use crate::error::Result;
 

@@ -29,6 +29,34 @@ pub(crate) fn to_json(schema: &Schema) -> Value {
     w.write(schema.root_id(), None)
 }
 
+/// Writes several roots of one arena in turn, as a protocol's types and messages are written: a
+/// named type is written in full the first time any root meets it and by name after that.
+pub(crate) struct SharedWriter<'a>(Writer<'a>);
+
+impl<'a> SharedWriter<'a> {
+    pub(crate) fn new(nodes: &'a [Node]) -> SharedWriter<'a> {
+        SharedWriter(Writer {
+            nodes,
+            written: vec![false; nodes.len()],
+        })
+    }
+
+    /// Node `id` at a position whose enclosing namespace is `ns`.
+    pub(crate) fn write(&mut self, id: NodeId, ns: Option<&'a str>) -> Value {
+        self.0.write(id, ns)
+    }
+
+    /// True once the named type `id` has been written in full.
+    pub(crate) fn is_written(&self, id: NodeId) -> bool {
+        self.0.written[id.index()]
+    }
+
+    /// From now on, the named type `id` is written by name.
+    pub(crate) fn mark_written(&mut self, id: NodeId) {
+        self.0.written[id.index()] = true;
+    }
+}
+
 struct Writer<'a> {
     nodes: &'a [Node],
     /// Named types already written in full.

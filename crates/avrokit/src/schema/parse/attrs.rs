@@ -52,7 +52,7 @@ pub(super) fn brief(v: &Value) -> String {
 }
 
 /// The name of a JSON value's type, for error messages.
-pub(super) fn json_type(v: &Value) -> &'static str {
+pub(crate) fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -135,7 +135,7 @@ pub(super) fn invalid_name(name: &str, what: &str) -> Error {
 }
 
 /// The attributes of `obj` that are not in `reserved`, in document order.
-pub(super) fn custom_props(obj: &Map<String, Value>, reserved: &[&str]) -> Vec<(String, Value)> {
+pub(crate) fn custom_props(obj: &Map<String, Value>, reserved: &[&str]) -> Vec<(String, Value)> {
     obj.iter()
         .filter(|(k, _)| !reserved.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))

@@ -40,6 +40,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+pub(crate) use self::attrs::{custom_props, json_type};
 use self::build::Parser;
 use self::defaults::DefaultsPass;
 use crate::error::{Error, ErrorKind, Result};
@@ -86,29 +87,37 @@ pub(crate) fn parse_strs(jsons: &[&str]) -> Result<Vec<Schema>> {
 
 pub(crate) fn parse_values(jsons: &[Value]) -> Result<Vec<Schema>> {
     let many = jsons.len() > 1;
+    parse_values_in(jsons, None).map_err(|(i, e)| at_root(e, i, many))
+}
+
+/// Parses `jsons` together as [`parse_values`] does, every input in the enclosing namespace `ns`
+/// (a protocol's types and messages are read in the protocol's namespace). On error, the index of
+/// the failing input and the error, whose path is relative to that input.
+pub(crate) fn parse_values_in(
+    jsons: &[Value],
+    ns: Option<&str>,
+) -> std::result::Result<Vec<Schema>, (usize, Error)> {
     for (i, json) in jsons.iter().enumerate() {
-        check_json_depth(json).map_err(|e| at_root(e, i, many))?;
+        check_json_depth(json).map_err(|e| (i, e))?;
     }
     let mut p = Parser::default();
     for (i, json) in jsons.iter().enumerate() {
-        p.declare(json, None, 0).map_err(|e| at_root(e, i, many))?;
+        p.declare(json, ns, 0).map_err(|e| (i, e))?;
     }
     let mut roots = Vec::with_capacity(jsons.len());
     for (i, json) in jsons.iter().enumerate() {
-        roots.push(p.build(json, None, 0).map_err(|e| at_root(e, i, many))?);
+        roots.push(p.build(json, ns, 0).map_err(|e| (i, e))?);
     }
     let mut pass3 = DefaultsPass {
         nodes: &p.nodes,
         symbol_sets: HashMap::new(),
     };
     for (i, (json, &root)) in jsons.iter().zip(&roots).enumerate() {
-        pass3
-            .defaults(json, root, 0)
-            .map_err(|e| at_root(e, i, many))?;
+        pass3.defaults(json, root, 0).map_err(|e| (i, e))?;
     }
     let mut expanded = vec![false; p.nodes.len()];
     for (i, &root) in roots.iter().enumerate() {
-        check_written_depth(&p.nodes, root, &mut expanded).map_err(|e| at_root(e, i, many))?;
+        check_written_depth(&p.nodes, root, &mut expanded).map_err(|e| (i, e))?;
     }
     let arena = Arc::new(Arena {
         nodes: p.nodes,
