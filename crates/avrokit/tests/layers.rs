@@ -51,7 +51,9 @@ fn crate_dir() -> PathBuf {
 /// The matrix between `<!-- layers:begin -->` and `<!-- layers:end -->` of the architecture
 /// document: table rows `| `module` | `dep`, `dep` |`.
 fn parse_matrix(doc: &str) -> Matrix {
-    let start = doc.find("<!-- layers:begin -->").expect("layers:begin marker");
+    let start = doc
+        .find("<!-- layers:begin -->")
+        .expect("layers:begin marker");
     let end = doc.find("<!-- layers:end -->").expect("layers:end marker");
     let mut m = Matrix::new();
     for line in doc[start..end].lines() {
@@ -228,10 +230,47 @@ fn without_tests(code: &str) -> (String, Vec<String>) {
     (out, test_mods)
 }
 
+/// For each line of `code`, how many inline modules (`mod x { ... }`) it sits in.
+fn inline_depths(code: &str) -> Vec<usize> {
+    let mut depths = Vec::new();
+    let mut braces = 0usize;
+    // The brace depth just inside each open inline module.
+    let mut open: Vec<usize> = Vec::new();
+    for line in code.lines() {
+        depths.push(open.len());
+        let t = line.trim();
+        let t = t
+            .strip_prefix("pub(crate) ")
+            .or_else(|| t.strip_prefix("pub "))
+            .unwrap_or(t);
+        let mut opens_mod = t.starts_with("mod ") && t.ends_with('{');
+        for c in line.chars() {
+            match c {
+                '{' => {
+                    braces += 1;
+                    if opens_mod {
+                        open.push(braces);
+                        opens_mod = false;
+                    }
+                }
+                '}' => {
+                    if open.last() == Some(&braces) {
+                        open.pop();
+                    }
+                    braces = braces.saturating_sub(1);
+                }
+                _ => {}
+            }
+        }
+    }
+    depths
+}
+
 /// One path into another module: (line, the top-level module it names).
 fn uses(code: &str, module_path: &[&str]) -> Vec<(usize, String)> {
     let own = module_path.first().copied().unwrap_or("");
     let mut found = Vec::new();
+    let inline = inline_depths(code);
     for (n, line) in code.lines().enumerate() {
         let mut k = 0;
         while k < line.len() {
@@ -263,7 +302,8 @@ fn uses(code: &str, module_path: &[&str]) -> Vec<(usize, String)> {
                     supers += 1;
                     after = a;
                 }
-                let base = module_path.len().saturating_sub(supers);
+                let depth = module_path.len() + inline.get(n).copied().unwrap_or(0);
+                let base = depth.saturating_sub(supers);
                 if base == 0 {
                     if let Some(group) = after.strip_prefix('{') {
                         for name in top_level_names(group) {
@@ -405,11 +445,18 @@ fn violations(files: &[(String, String)], matrix: &Matrix) -> Vec<String> {
 #[test]
 fn the_code_keeps_the_layers_of_the_architecture_document() {
     let doc_path = crate_dir().join("../../docs/ARCHITECTURE.md");
-    let doc = fs::read_to_string(&doc_path)
-        .unwrap_or_else(|e| panic!("{}: {e}", doc_path.display()));
+    let doc =
+        fs::read_to_string(&doc_path).unwrap_or_else(|e| panic!("{}: {e}", doc_path.display()));
     let matrix = parse_matrix(&doc);
-    assert!(matrix.len() >= 10, "the matrix has too few rows: {matrix:?}");
-    assert_eq!(find_cycle(&matrix), None, "the matrix is not a strict stack");
+    assert!(
+        matrix.len() >= 10,
+        "the matrix has too few rows: {matrix:?}"
+    );
+    assert_eq!(
+        find_cycle(&matrix),
+        None,
+        "the matrix is not a strict stack"
+    );
     for deps in matrix.values() {
         for d in deps {
             assert!(matrix.contains_key(d), "`{d}` is used but has no row");
@@ -423,7 +470,10 @@ fn the_code_keeps_the_layers_of_the_architecture_document() {
         .iter()
         .map(|p| {
             let rel = p.strip_prefix(&src).expect("under src").to_string_lossy();
-            (rel.replace('\\', "/"), fs::read_to_string(p).expect("reads"))
+            (
+                rel.replace('\\', "/"),
+                fs::read_to_string(p).expect("reads"),
+            )
         })
         .collect();
     // Every top-level module has a row.
@@ -434,7 +484,11 @@ fn the_code_keeps_the_layers_of_the_architecture_document() {
         }
     }
     let bad = violations(&files, &matrix);
-    assert!(bad.is_empty(), "uses the layers forbid:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "uses the layers forbid:\n{}",
+        bad.join("\n")
+    );
 }
 
 // ------------------------------------------------------------------ the scanner can fail
@@ -473,9 +527,26 @@ fn a_forbidden_use_is_found_in_every_spelling() {
     }
     // `super::super::json` from `value/a/b.rs` is the crate's `json`; from `value/mod.rs` one
     // `super` is enough.
-    assert_eq!(check("value/a/b.rs", "use super::super::super::json::X;").len(), 1);
+    assert_eq!(
+        check("value/a/b.rs", "use super::super::super::json::X;").len(),
+        1
+    );
     assert_eq!(check("value/mod.rs", "use super::json::X;").len(), 1);
     assert!(check("value/a/b.rs", "use super::super::decode::X;").is_empty());
+    // Inside an inline module, one more `super` is needed to leave the file's module.
+    assert!(check(
+        "value/mod.rs",
+        "pub mod inner {\n    pub use super::decode::X;\n}"
+    )
+    .is_empty());
+    assert_eq!(
+        check(
+            "value/mod.rs",
+            "mod inner {\n    use super::super::json::X;\n}"
+        )
+        .len(),
+        1
+    );
     // The root's re-exports count as their module.
     let bad = check("error.rs", "fn f(v: crate::Value) {}");
     assert_eq!(bad.len(), 1, "{bad:?}");
@@ -500,9 +571,18 @@ fn allowed_uses_comments_strings_and_tests_pass() {
     }
     // A file named by `#[cfg(test)] mod tests;` is test code.
     let files = [
-        ("value/mod.rs".to_owned(), "#[cfg(test)]\nmod tests;".to_owned()),
-        ("value/tests.rs".to_owned(), "use crate::json::X;".to_owned()),
-        ("value/decode.rs".to_owned(), "use crate::json::X;".to_owned()),
+        (
+            "value/mod.rs".to_owned(),
+            "#[cfg(test)]\nmod tests;".to_owned(),
+        ),
+        (
+            "value/tests.rs".to_owned(),
+            "use crate::json::X;".to_owned(),
+        ),
+        (
+            "value/decode.rs".to_owned(),
+            "use crate::json::X;".to_owned(),
+        ),
     ];
     let bad = violations(&files, &small_matrix());
     assert_eq!(bad.len(), 1, "{bad:?}");

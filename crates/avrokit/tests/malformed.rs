@@ -19,7 +19,6 @@
 
 mod common;
 
-
 use avrokit::container::{Codec, RawBlock, Reader, ReaderBuilder, WriterBuilder};
 use avrokit::serde::DePlan;
 use avrokit::value::{from_datum_slice_resolved, read_value};

@@ -26,6 +26,7 @@ use avrokit::io::{BlockingSink, BufferedSink, DirectSink, Sink};
 use avrokit::serde::SerPlan;
 use avrokit::value::{read_value, write_value};
 use avrokit::{Decoder, Encoder, Error, ErrorKind, Schema, Value};
+use common::codecs;
 
 // ------------------------------------------------------------------ failing sinks
 

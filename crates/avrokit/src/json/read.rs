@@ -4,9 +4,9 @@
 use serde_json::Value as Json;
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::logical::{BytesOut, FixedOut, IntOut, LongOut, StringOut};
 use crate::schema::{EnumSchema, Field, FixedSchema, Node, NodeId, NodeKind, Schema};
 use crate::schema::{RecordSchema, UnionSchema};
-use crate::logical::{BytesOut, FixedOut, IntOut, LongOut, StringOut};
 use crate::value::Value;
 
 /// Datum or default-value JSON: they differ only in unions.

@@ -2,8 +2,8 @@
 //! `serde_json::Value` tree) behind the [`Out`] trait, so both apply exactly the same rules.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::schema::{Node, NodeId, NodeKind, Schema};
 use crate::logical::{big_decimal, uuid};
+use crate::schema::{Node, NodeId, NodeKind, Schema};
 use crate::value::{accepts, checked_decimal, fixed_decimal, Value};
 
 /// How deep values may nest when writing (as [`write_value`](crate::value::write_value)): a

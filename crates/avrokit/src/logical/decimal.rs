@@ -232,7 +232,11 @@ pub(crate) fn fit(b: &[u8], size: usize) -> Option<FixedBytes> {
 ///
 /// # Errors
 /// Too many digits for the precision, or too many bytes for the fixed.
-pub(crate) fn to_write(b: &[u8], precision: Option<u32>, size: Option<usize>) -> Result<Written<'_>> {
+pub(crate) fn to_write(
+    b: &[u8],
+    precision: Option<u32>,
+    size: Option<usize>,
+) -> Result<Written<'_>> {
     if let Some(p) = precision {
         check_precision(b, p)?;
     }
@@ -327,7 +331,9 @@ mod tests {
         assert!(to_write(&[0x03, 0xe8], Some(3), None).is_err());
         assert!(to_write(&[0x03, 0xe8], Some(4), Some(1)).is_err());
         assert_eq!(
-            to_write(&[0x03, 0xe8], Some(4), Some(3)).unwrap().as_slice(),
+            to_write(&[0x03, 0xe8], Some(4), Some(3))
+                .unwrap()
+                .as_slice(),
             &[0, 0x03, 0xe8]
         );
     }

@@ -147,12 +147,9 @@ impl Literal {
             (Literal::Fixed(b), NodeKind::Fixed(f)) => FixedOut::of(logical, f.size).make(b),
             (Literal::Fixed(b), _) => Value::Fixed(b.to_vec()),
             (Literal::Enum(i), _) => Value::Enum(*i),
-            (Literal::Array(items), NodeKind::Array(a)) => Value::Array(
-                items
-                    .iter()
-                    .map(|l| l.to_value(schema, a.items))
-                    .collect(),
-            ),
+            (Literal::Array(items), NodeKind::Array(a)) => {
+                Value::Array(items.iter().map(|l| l.to_value(schema, a.items)).collect())
+            }
             (Literal::Map(entries), NodeKind::Map(m)) => Value::Map(
                 entries
                     .iter()
@@ -224,8 +221,9 @@ mod tests {
             unreachable!()
         };
         for (pos, f) in r.fields.iter().enumerate() {
-            let d = FieldDefault::from_json(f.default.as_ref().unwrap(), &schema, pos as u32, f.schema)
-                .unwrap_or_else(|e| panic!("{}: {e}", f.name));
+            let d =
+                FieldDefault::from_json(f.default.as_ref().unwrap(), &schema, pos as u32, f.schema)
+                    .unwrap_or_else(|e| panic!("{}: {e}", f.name));
             assert_eq!(d.literal.to_value(&schema, f.schema), d.value, "{}", f.name);
         }
         let lit = |name: &str| {
@@ -244,10 +242,7 @@ mod tests {
         assert_eq!(lit("dec"), Literal::Bytes(vec![0xff].into()));
         assert_eq!(lit("decf"), Literal::Fixed(vec![0, 0, 7].into()));
         assert_eq!(lit("big"), Literal::Bytes(vec![2, 7, 4].into()));
-        assert_eq!(
-            lit("opt"),
-            Literal::Union(0, Box::new(Literal::Null))
-        );
+        assert_eq!(lit("opt"), Literal::Union(0, Box::new(Literal::Null)));
         assert_eq!(
             lit("rec"),
             Literal::Record(vec![Literal::Double(1.5)].into())

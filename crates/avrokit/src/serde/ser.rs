@@ -11,8 +11,8 @@ use super::logical::{check_decimal, format_uuid, parse_uuid, Logical, Temporal, 
 use crate::encode::Encoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::{BufferedSink, Sink};
-use crate::schema::{Node, NodeKind, Schema};
 use crate::logical::decimal;
+use crate::schema::{Node, NodeKind, Schema};
 use crate::value::write_value;
 
 /// How deep Rust values may nest when writing (a recursive schema allows any depth; this bounds

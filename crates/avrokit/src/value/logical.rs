@@ -4,8 +4,8 @@
 //! build the same values.
 
 use super::Value;
-use crate::logical::{big_decimal, uuid, BytesOut, Decimal, Duration, FixedOut, IntOut, LongOut};
 use crate::logical::StringOut;
+use crate::logical::{big_decimal, uuid, BytesOut, Decimal, Duration, FixedOut, IntOut, LongOut};
 
 impl IntOut {
     #[inline(always)]

@@ -2,10 +2,10 @@
 //! what reading a new value gives, whatever the value being overwritten held, and fail the same
 //! way (kind, offset, path) on every truncated input.
 
-use super::{Decimal, Duration};
 use super::{
     read_value, read_value_into, read_value_resolved, read_value_resolved_into, to_datum_vec, Value,
 };
+use super::{Decimal, Duration};
 use crate::decode::Decoder;
 use crate::error::Error;
 use crate::resolution::ResolvedPlan;
