@@ -230,10 +230,47 @@ fn without_tests(code: &str) -> (String, Vec<String>) {
     (out, test_mods)
 }
 
+/// For each line of `code`, how many inline modules (`mod x { ... }`) it sits in.
+fn inline_depths(code: &str) -> Vec<usize> {
+    let mut depths = Vec::new();
+    let mut braces = 0usize;
+    // The brace depth just inside each open inline module.
+    let mut open: Vec<usize> = Vec::new();
+    for line in code.lines() {
+        depths.push(open.len());
+        let t = line.trim();
+        let t = t
+            .strip_prefix("pub(crate) ")
+            .or_else(|| t.strip_prefix("pub "))
+            .unwrap_or(t);
+        let mut opens_mod = t.starts_with("mod ") && t.ends_with('{');
+        for c in line.chars() {
+            match c {
+                '{' => {
+                    braces += 1;
+                    if opens_mod {
+                        open.push(braces);
+                        opens_mod = false;
+                    }
+                }
+                '}' => {
+                    if open.last() == Some(&braces) {
+                        open.pop();
+                    }
+                    braces = braces.saturating_sub(1);
+                }
+                _ => {}
+            }
+        }
+    }
+    depths
+}
+
 /// One path into another module: (line, the top-level module it names).
 fn uses(code: &str, module_path: &[&str]) -> Vec<(usize, String)> {
     let own = module_path.first().copied().unwrap_or("");
     let mut found = Vec::new();
+    let inline = inline_depths(code);
     for (n, line) in code.lines().enumerate() {
         let mut k = 0;
         while k < line.len() {
@@ -265,7 +302,8 @@ fn uses(code: &str, module_path: &[&str]) -> Vec<(usize, String)> {
                     supers += 1;
                     after = a;
                 }
-                let base = module_path.len().saturating_sub(supers);
+                let depth = module_path.len() + inline.get(n).copied().unwrap_or(0);
+                let base = depth.saturating_sub(supers);
                 if base == 0 {
                     if let Some(group) = after.strip_prefix('{') {
                         for name in top_level_names(group) {
@@ -495,6 +533,20 @@ fn a_forbidden_use_is_found_in_every_spelling() {
     );
     assert_eq!(check("value/mod.rs", "use super::json::X;").len(), 1);
     assert!(check("value/a/b.rs", "use super::super::decode::X;").is_empty());
+    // Inside an inline module, one more `super` is needed to leave the file's module.
+    assert!(check(
+        "value/mod.rs",
+        "pub mod inner {\n    pub use super::decode::X;\n}"
+    )
+    .is_empty());
+    assert_eq!(
+        check(
+            "value/mod.rs",
+            "mod inner {\n    use super::super::json::X;\n}"
+        )
+        .len(),
+        1
+    );
     // The root's re-exports count as their module.
     let bad = check("error.rs", "fn f(v: crate::Value) {}");
     assert_eq!(bad.len(), 1, "{bad:?}");

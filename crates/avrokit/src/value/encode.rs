@@ -169,17 +169,19 @@ fn enter(depth: usize) -> Result<usize> {
 }
 
 /// The unscaled bytes of a decimal written to `node` (`bytes` or `fixed`), checked against its
-/// `decimal` annotation, if any: the scale must be the schema's, and the digits at most its
-/// precision, as serde's writer checks them (the rules of [`crate::logical::decimal`]).
+/// `decimal` annotation, if any: the scale must be the schema's.
+///
+/// The precision is not checked here, unlike serde's writer: the `Value` writers accept every
+/// decimal the binary decoder reads (which never checks it, as Java's does not), and the tests
+/// hold both sides to that (`tests/logical_agreement.rs` shows the one difference).
 pub(crate) fn checked_decimal<'d>(node: &Node, d: &'d Decimal) -> Result<&'d [u8]> {
-    if let Some(LogicalType::Decimal { scale, precision }) = node.logical {
+    if let Some(LogicalType::Decimal { scale, .. }) = node.logical {
         if scale != d.scale() {
             return Err(Error::data(format!(
                 "decimal value has scale {}, the schema has scale {scale}",
                 d.scale()
             )));
         }
-        decimal::check_precision(d.unscaled(), precision)?;
     }
     Ok(d.unscaled())
 }
