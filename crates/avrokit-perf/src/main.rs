@@ -103,7 +103,7 @@ fn run_tests(
     registry: &[harness::Spec],
     rows_out: &mut dyn Write,
     notes: &mut dyn Write,
-) -> std::io::Result<Vec<harness::Row>> {
+) -> std::io::Result<Vec<harness::timing::Row>> {
     let ctx = harness::Ctx {
         compare: opts.compare,
         foobar_old: opts.foobar_old,

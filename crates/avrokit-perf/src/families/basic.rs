@@ -132,40 +132,31 @@ fn map_test(ctx: &Ctx) -> Test {
     test
 }
 
+/// A read-only resolution test of `n` datums: avrokit's resolved Value rows, and the peers
+/// reading into the reader-shaped `R`.
+fn resolution<R: DeserializeOwned + 'static>(
+    ctx: &Ctx,
+    test: Test,
+    writer: &str,
+    reader: &str,
+) -> Test {
+    let n = test.count;
+    let test = value::resolved_rows(test, writer, reader, n);
+    if ctx.compare {
+        test.with_all(peers::read_peers::<R>(writer, reader, n))
+    } else {
+        test
+    }
+}
+
 fn extended_enum_test(ctx: &Ctx) -> Test {
     let tags = extended_enum_data(ctx.count);
-    let n = tags.len();
-    let mut test = value::resolved_rows(
-        Test::new("ExtendedEnum", n, extended_enum_bytes(&tags)),
-        EXTENDED_ENUM_WRITER,
-        EXTENDED_ENUM_READER,
-        n,
-    );
-    if ctx.compare {
-        test = test.with_all(peers::read_peers::<EnumRecord>(
-            EXTENDED_ENUM_WRITER,
-            EXTENDED_ENUM_READER,
-            n,
-        ));
-    }
-    test
+    let test = Test::new("ExtendedEnum", tags.len(), extended_enum_bytes(&tags));
+    resolution::<EnumRecord>(ctx, test, EXTENDED_ENUM_WRITER, EXTENDED_ENUM_READER)
 }
 
 fn unchanged_union_test(ctx: &Ctx) -> Test {
     let data = unchanged_union_data(ctx.count);
-    let n = data.len();
-    let mut test = value::resolved_rows(
-        Test::new("UnchangedUnion", n, unchanged_union_bytes(&data)),
-        UNCHANGED_UNION,
-        UNCHANGED_UNION,
-        n,
-    );
-    if ctx.compare {
-        test = test.with_all(peers::read_peers::<UnionRecord>(
-            UNCHANGED_UNION,
-            UNCHANGED_UNION,
-            n,
-        ));
-    }
-    test
+    let test = Test::new("UnchangedUnion", data.len(), unchanged_union_bytes(&data));
+    resolution::<UnionRecord>(ctx, test, UNCHANGED_UNION, UNCHANGED_UNION)
 }

@@ -6,11 +6,12 @@
 use std::rc::Rc;
 
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 use crate::adapters::avrokit::values::{to_values, ToValue};
 use crate::adapters::avrokit::{encoder, serde as ak_serde, value};
 use crate::adapters::limit;
-use crate::adapters::peers;
+use crate::adapters::peers::{self, values::ToApache};
 use crate::adapters::workload::ReaderLife;
 use crate::data::generic::*;
 use crate::data::record::*;
@@ -50,72 +51,43 @@ pub fn specs() -> Vec<Spec> {
     ]
 }
 
-fn generic_test(ctx: &Ctx) -> Test {
-    let data = Rc::new(rec_data(ctx.count / 12));
-    let n = data.len();
-    let mut test = value::rows(
-        Test::new("Generic", n, rec_bytes(&data)),
-        RECORD_SCHEMA,
-        Some(Rc::new(to_values(&data))),
-        n,
-    );
-    test = test.with(ak_serde::row::<Rec, Rec>(
-        RECORD_SCHEMA,
-        Some(data.clone()),
+/// A test of plain records through avrokit's Value rows and its serde row, and every peer.
+fn plain<T>(ctx: &Ctx, test: Test, schema: &str, items: Rc<Vec<T>>) -> Test
+where
+    T: ToValue + ToApache + Serialize + DeserializeOwned + 'static,
+{
+    let n = items.len();
+    let values = Rc::new(to_values(&items));
+    let test = value::rows(test, schema, Some(values), n).with(ak_serde::row::<T, T>(
+        schema,
+        Some(items.clone()),
         n,
     ));
-    test = limit::with_datum_limit(test, data.clone());
     if ctx.compare {
-        test = test.with_all(peers::all_peers::<Rec, Rec>(RECORD_SCHEMA, data));
+        test.with_all(peers::all_peers::<T, T>(schema, items))
+    } else {
+        test
     }
-    test
+}
+
+fn generic_test(ctx: &Ctx) -> Test {
+    let data = Rc::new(rec_data(ctx.count / 12));
+    let test = Test::new("Generic", data.len(), rec_bytes(&data));
+    let test = plain(ctx, test, RECORD_SCHEMA, data.clone());
+    limit::with_datum_limit(test, data)
 }
 
 fn generic_strings_test(ctx: &Ctx) -> Test {
     let data = Rc::new(strings_data(ctx.count / 12));
-    let n = data.len();
-    let mut test = value::rows(
-        Test::new("GenericStrings", n, reference::encode_all(&data)),
-        GENERIC_STRINGS,
-        Some(Rc::new(to_values(&data))),
-        n,
-    );
-    test = test.with(ak_serde::row::<Strings3, Strings3>(
-        GENERIC_STRINGS,
-        Some(data.clone()),
-        n,
-    ));
-    if ctx.compare {
-        test = test.with_all(peers::all_peers::<Strings3, Strings3>(
-            GENERIC_STRINGS,
-            data,
-        ));
-    }
-    test
+    let test = Test::new("GenericStrings", data.len(), reference::encode_all(&data));
+    plain(ctx, test, GENERIC_STRINGS, data)
 }
 
 fn generic_nested_test(ctx: &Ctx) -> Test {
     let data = rec_data(ctx.count / 12);
-    let n = data.len();
-    let nested: Rc<Vec<Nested>> = Rc::new(data.iter().map(Nested::from).collect());
-    let mut test = value::rows(
-        Test::new("GenericNested_", n, rec_bytes(&data)),
-        NESTED_RECORD_SCHEMA,
-        Some(Rc::new(to_values(&nested))),
-        n,
-    );
-    test = test.with(ak_serde::row::<Nested, Nested>(
-        NESTED_RECORD_SCHEMA,
-        Some(nested.clone()),
-        n,
-    ));
-    if ctx.compare {
-        test = test.with_all(peers::all_peers::<Nested, Nested>(
-            NESTED_RECORD_SCHEMA,
-            nested,
-        ));
-    }
-    test
+    let test = Test::new("GenericNested_", data.len(), rec_bytes(&data));
+    let nested = Rc::new(data.iter().map(Nested::from).collect());
+    plain(ctx, test, NESTED_RECORD_SCHEMA, nested)
 }
 
 /// GenericNestedFake_: the nested generic records, written and rebuilt by hand with raw

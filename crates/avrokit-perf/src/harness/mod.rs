@@ -11,8 +11,6 @@ pub mod timing;
 use std::error::Error;
 use std::rc::Rc;
 
-pub use timing::{Outcome, Plan, Row};
-
 /// What a benchmark closure returns; errors abort the row, never the run.
 pub type BenchResult = Result<(), Box<dyn Error>>;
 /// One write cycle: append the whole data set's encoding to the (cleared) buffer.

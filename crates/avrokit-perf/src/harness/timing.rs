@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 
-use super::{Library, ReadFn, Side, Test, WriteFn};
+use crate::harness::{Library, ReadFn, Side, Test, WriteFn};
 
 /// How many cycles to run and for how long.
 #[derive(Debug, Clone)]

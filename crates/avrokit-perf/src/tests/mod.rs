@@ -3,10 +3,13 @@
 //! avrokit's routines must write exactly those bytes and read them to the last byte; and the
 //! harness must run every test end to end.
 
+mod layers;
+
 use sha2::{Digest, Sha256};
 
 use crate::cli::{self, Parsed};
-use crate::harness::{self, Ctx, Library, Outcome, Side};
+use crate::harness::timing::Outcome;
+use crate::harness::{self, Ctx, Library, Side};
 use crate::registry::registry;
 
 const INT: &str = "87741f5f2564da1233d98d602b85a4e304d70346842a3f46522e7a81b79e23ea";
