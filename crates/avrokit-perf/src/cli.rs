@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use crate::harness::{Plan, Spec};
+use crate::harness::timing::Plan;
+use crate::harness::Spec;
 use crate::report::Format;
 
 /// Everything a run needs.

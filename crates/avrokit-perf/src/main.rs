@@ -7,31 +7,27 @@
 //! cargo run --release -p avrokit-perf -- -basic -c nte
 //! ```
 //!
-//! Modules: [`rng`] (java.util.Random), one module per test family ([`basic`], [`record`],
-//! [`generic`], [`specific`], [`reflect`], [`avro3451`]) holding its data generators, reference
-//! encodings and implementations, [`limit`] (the reference encoder and the limit rows),
-//! [`peers`] (apache-avro and serde_avro_fast), [`harness`] (registry and timing), [`report`]
-//! (output), [`cli`], and [`java`] (Java's figures on this machine).
+//! Layers, each importing only from the layers below it (README, "Layout"): this file and
+//! [`registry`] (the list of tests) at the top; [`families`] (which rows each test has); the
+//! [`adapters`] (how avrokit, the peers and the limit run a test); [`data`] (the data sets),
+//! [`reference`] (the reference encoder) and [`rng`] (java.util.Random); and beside them
+//! [`harness`] (a test's types and its timing), [`cli`], [`report`] (output) and [`java`]
+//! (Java's figures on this machine).
 
 #![forbid(unsafe_code)]
 
-mod avro3451;
-mod basic;
+mod adapters;
 mod cli;
-mod container;
-mod generic;
+mod data;
+mod families;
 mod harness;
 mod java;
-mod limit;
-mod peers;
-mod record;
-mod reflect;
+mod reference;
+mod registry;
 mod report;
 mod rng;
-mod specific;
 #[cfg(test)]
 mod tests;
-mod typed;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -39,7 +35,7 @@ use std::process::ExitCode;
 /// Parses the arguments, prints the banner and header, runs the tests.
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let registry = harness::registry();
+    let registry = registry::registry();
     let opts = match cli::parse(&args, &registry) {
         Ok(cli::Parsed::Run(opts)) => opts,
         Ok(cli::Parsed::Help) => {
@@ -90,8 +86,44 @@ fn run(opts: &cli::Options, registry: &[harness::Spec]) -> std::io::Result<()> {
         None => &mut stdout,
     };
     let mut notes = std::io::stderr();
-    harness::run(opts, registry, rows, &mut notes)?;
+    run_tests(opts, registry, rows, &mut notes)?;
     rows.flush()
+}
+
+/// The whole run: for each selected test, init, its Read rows, its Write rows, reset; each
+/// group printed as soon as it is measured.
+///
+/// Java first runs a compile pass over every test (one cycle each, so the JIT has seen all code
+/// before any timing); Rust is compiled ahead of time, and the per-row warm-up covers caches.
+///
+/// # Errors
+/// Only when writing the output fails; a failing test is reported on its row.
+fn run_tests(
+    opts: &cli::Options,
+    registry: &[harness::Spec],
+    rows_out: &mut dyn Write,
+    notes: &mut dyn Write,
+) -> std::io::Result<Vec<harness::timing::Row>> {
+    let ctx = harness::Ctx {
+        compare: opts.compare,
+        foobar_old: opts.foobar_old,
+        quick: opts.quick,
+        ..harness::Ctx::new(opts.count)
+    };
+    let mut all = Vec::new();
+    for &i in &opts.tests {
+        let spec = &registry[i];
+        let mut test = (spec.build)(&ctx);
+        let groups =
+            harness::timing::run_test(&mut test, spec.has_write, &opts.plan, opts.read, opts.write);
+        drop(test);
+        for group in groups {
+            report::print_group(&opts.format, &group, rows_out, notes)?;
+            rows_out.flush()?;
+            all.extend(group);
+        }
+    }
+    Ok(all)
 }
 
 /// Java's banner (`Executing tests:` ...), plus our timing convention.

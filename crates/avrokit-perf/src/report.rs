@@ -13,7 +13,8 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::harness::{Library, Outcome, Row};
+use crate::harness::timing::{Outcome, Row};
+use crate::harness::Library;
 use crate::java;
 
 /// How rows are printed.

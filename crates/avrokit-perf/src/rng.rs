@@ -173,7 +173,7 @@ mod tests {
     #[test]
     fn int_data_vectors() {
         // Section 2.5: the Int data set's first 8 values and its draw count (1375 rejections).
-        let ints = crate::basic::int_data(250_000);
+        let ints = crate::data::basic::int_data(250_000);
         assert_eq!(
             ints[..8],
             [17, 1054, 57530, 131686776, 10, 1417, 35945, 50592307]
@@ -190,7 +190,7 @@ mod tests {
 
     #[test]
     fn long_data_vectors() {
-        let longs = crate::basic::long_data(250_000);
+        let longs = crate::data::basic::long_data(250_000);
         assert_eq!(longs[..4], [10, 1424098, 2691538889, 94086254780763]);
     }
 
@@ -198,7 +198,7 @@ mod tests {
     fn string_data_draw_count() {
         let mut r = JavaRandom::perf();
         let strings: Vec<String> = (0..50_000)
-            .map(|_| crate::basic::random_string(&mut r))
+            .map(|_| crate::data::basic::random_string(&mut r))
             .collect();
         assert_eq!(r.calls(), 1_776_636);
         assert!(strings[0].starts_with("efbkruh"));

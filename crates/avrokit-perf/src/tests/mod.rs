@@ -3,10 +3,14 @@
 //! avrokit's routines must write exactly those bytes and read them to the last byte; and the
 //! harness must run every test end to end.
 
+mod layers;
+
 use sha2::{Digest, Sha256};
 
 use crate::cli::{self, Parsed};
-use crate::harness::{self, Ctx, Library, Outcome, Side};
+use crate::harness::timing::Outcome;
+use crate::harness::{self, Ctx, Library, Side};
+use crate::registry::registry;
 
 const INT: &str = "87741f5f2564da1233d98d602b85a4e304d70346842a3f46522e7a81b79e23ea";
 const RECORD: &str = "653758956de65d103ccb4b96c5295575dc61e5e20bd000cf240ff218a97896dc";
@@ -171,7 +175,7 @@ fn sha(bytes: &[u8]) -> String {
 /// every runnable avrokit and limit routine writes exactly those bytes and reads all of them.
 #[test]
 fn every_workload_matches_java_bytes() {
-    let registry = harness::registry();
+    let registry = registry();
     let catalog_specs: Vec<_> = registry
         .iter()
         .filter(|s| s.batch != "-avro3451" && s.batch != "-container")
@@ -218,7 +222,7 @@ fn foobar_old_order_matches_java_1_8() {
         foobar_old: true,
         ..Ctx::new(250_000)
     };
-    let test = crate::specific::specs()[0].build;
+    let test = crate::families::specific::specs()[0].build;
     let test = test(&ctx);
     assert_eq!(test.count, 5208);
     assert_eq!(test.bytes.len(), 872990);
@@ -236,7 +240,7 @@ fn foobar_old_order_matches_java_1_8() {
 #[test]
 fn first_bytes() {
     let ctx = Ctx::new(250_000);
-    let registry = harness::registry();
+    let registry = registry();
     let first = |name: &str, n: usize| {
         let spec = registry.iter().find(|s| s.name == name).unwrap();
         (spec.build)(&ctx).bytes[..n].to_vec()
@@ -273,17 +277,19 @@ fn first_bytes() {
 /// The AVRO-3451 records encode to 4 and 60 bytes (WORKLOADS.md section 12).
 #[test]
 fn avro3451_record_sizes() {
+    use crate::data::avro3451::{big, small};
+    use crate::reference::RefDatum;
     let mut out = Vec::new();
-    crate::avro3451::put_small(&crate::avro3451::small(), &mut out);
+    small().put(&mut out);
     assert_eq!(out, [0x06, b'f', b'o', b'o']);
     out.clear();
-    crate::avro3451::put_big(&crate::avro3451::big(), &mut out);
+    big().put(&mut out);
     assert_eq!(out.len(), 60);
 }
 
 fn parse(args: &str) -> cli::Options {
     let args: Vec<String> = args.split_whitespace().map(str::to_owned).collect();
-    match cli::parse(&args, &harness::registry()).unwrap() {
+    match cli::parse(&args, &registry()).unwrap() {
         Parsed::Run(o) => o,
         Parsed::Help => panic!("help"),
     }
@@ -291,7 +297,7 @@ fn parse(args: &str) -> cli::Options {
 
 #[test]
 fn cli_flags() {
-    let registry = harness::registry();
+    let registry = registry();
     let o = parse("-i -record -noread -c nt");
     let names: Vec<_> = o.tests.iter().map(|&i| registry[i].name).collect();
     assert_eq!(names[..3], ["Int", "Record", "ValidatingRecord"]);
@@ -318,11 +324,11 @@ fn cli_flags() {
 /// except where their block layout or container format is their own.
 #[test]
 fn harness_end_to_end() {
-    let registry = harness::registry();
+    let registry = registry();
     let opts = parse("--cycles 2 --count 1000 --compare --json");
     let mut out = Vec::new();
     let mut notes = Vec::new();
-    let rows = harness::run(&opts, &registry, &mut out, &mut notes).unwrap();
+    let rows = crate::run_tests(&opts, &registry, &mut out, &mut notes).unwrap();
     let mut failures = Vec::new();
     for row in &rows {
         match &row.outcome {
@@ -394,7 +400,8 @@ fn harness_end_to_end() {
 /// defaults, fields by name, int read as i64) all give the reader's shape.
 #[test]
 fn resolution_reads_give_the_reader_shape() {
-    use crate::record::{
+    use crate::adapters::avrokit::schema::plan;
+    use crate::data::record::{
         rec_bytes, rec_data, RecOutOfOrder, RecPromoted, RecWithDefault, RECORD_SCHEMA,
         RECORD_SCHEMA_WITH_DEFAULT, RECORD_SCHEMA_WITH_OUT_OF_ORDER, RECORD_SCHEMA_WITH_PROMOTION,
     };
@@ -404,7 +411,7 @@ fn resolution_reads_give_the_reader_shape() {
     let r = rec_data(1)[0];
     let bytes = rec_bytes(&[r]);
     let read = |reader: &str| {
-        let plan = crate::generic::plan(RECORD_SCHEMA, reader).unwrap();
+        let plan = plan(RECORD_SCHEMA, reader).unwrap();
         from_datum_slice_resolved(&bytes, &plan).unwrap()
     };
     let undefined = || Str("undefined".into());
@@ -456,7 +463,7 @@ fn resolution_reads_give_the_reader_shape() {
     assert_eq!(p.f4, i64::from(r.f4));
 
     // ExtendedEnum: the writer's B (index 1 of two) is the reader's B (index 1 of five).
-    let plan = crate::generic::plan(
+    let plan = plan(
         r#"{"type":"record","name":"R","fields":[{"name":"f","type":{"type":"enum","name":"E","symbols":["A","B"]}}]}"#,
         r#"{"type":"record","name":"R","fields":[{"name":"f","type":{"type":"enum","name":"E","symbols":["A","B","C","D","E"]}}]}"#,
     )

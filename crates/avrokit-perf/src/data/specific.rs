@@ -1,16 +1,11 @@
-//! The specific test (flag `-Sf`, batch `-specific`, WORKLOADS.md section 6.5):
-//! FooBarSpecificRecord, generated Java classes in Java; a serde derive struct here.
-
-use std::rc::Rc;
+//! The data of the specific test (WORKLOADS.md section 6.5): FooBarSpecificRecord, generated
+//! Java classes in Java; a serde derive struct here.
 
 use serde::{Deserialize, Serialize};
 
-use crate::basic::random_string;
-use crate::harness::{Ctx, Spec, Test};
-use crate::limit::{self, RefDecoder};
-use crate::peers;
+use crate::data::basic::random_string;
+use crate::reference::{self, RefDatum, RefDecoder};
 use crate::rng::JavaRandom;
-use crate::typed;
 
 /// FOOBAR_SCHEMA.
 pub const FOOBAR_SCHEMA: &str = r#"{"type":"record","name":"FooBarSpecificRecord",
@@ -21,17 +16,6 @@ pub const FOOBAR_SCHEMA: &str = r#"{"type":"record","name":"FooBarSpecificRecord
   {"name":"relatedids","type":{"type":"array","items":"int"}},
   {"name":"typeEnum","type":["null",{"type":"enum","name":"TypeEnum","symbols":["a","b","c"]}],
    "default":null}]}"#;
-
-/// The specific test.
-pub fn specs() -> Vec<Spec> {
-    vec![Spec {
-        flag: "-Sf",
-        name: "FooBarSpecificRecordTest",
-        batch: "-specific",
-        has_write: true,
-        build: foobar_test,
-    }]
-}
 
 /// The FooBar enum.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -92,30 +76,32 @@ impl FooBar {
             type_enum,
         }
     }
+}
 
-    /// Reference encoding.
-    pub fn put(&self, out: &mut Vec<u8>) {
-        limit::put_int(out, self.id);
-        limit::put_string(out, &self.name);
-        limit::put_array_start(out, self.nicknames.len());
+impl RefDatum for FooBar {
+    fn put(&self, out: &mut Vec<u8>) {
+        reference::put_int(out, self.id);
+        reference::put_string(out, &self.name);
+        reference::put_array_start(out, self.nicknames.len());
         self.nicknames
             .iter()
-            .for_each(|s| limit::put_string(out, s));
-        limit::put_array_end(out);
-        limit::put_array_start(out, self.relatedids.len());
-        self.relatedids.iter().for_each(|&i| limit::put_int(out, i));
-        limit::put_array_end(out);
+            .for_each(|s| reference::put_string(out, s));
+        reference::put_array_end(out);
+        reference::put_array_start(out, self.relatedids.len());
+        self.relatedids
+            .iter()
+            .for_each(|&i| reference::put_int(out, i));
+        reference::put_array_end(out);
         match self.type_enum {
-            None => limit::put_int(out, 0),
+            None => reference::put_int(out, 0),
             Some(e) => {
-                limit::put_int(out, 1);
-                limit::put_int(out, e as i32);
+                reference::put_int(out, 1);
+                reference::put_int(out, e as i32);
             }
         }
     }
 
-    /// Reference decoding, folded to one number.
-    pub fn get(dec: &mut RefDecoder<'_>) -> u64 {
+    fn get(dec: &mut RefDecoder<'_>) -> u64 {
         let mut acc = dec.int() as u64 ^ dec.string().len() as u64;
         let mut n = dec.block_count();
         while n > 0 {
@@ -145,28 +131,4 @@ pub fn foobar_data(count: usize, old: bool) -> Vec<FooBar> {
         FooBar::random(&mut r, old);
     }
     data
-}
-
-fn foobar_test(ctx: &Ctx) -> Test {
-    let data = Rc::new(foobar_data(ctx.count / 48, ctx.foobar_old));
-    let n = data.len();
-    let bytes = limit::encode(|out| data.iter().for_each(|f| f.put(out)));
-    let mut test =
-        Test::new("FooBarSpecificRecordTest", n, bytes).with(
-            typed::avrokit_serde::<FooBar, FooBar>(FOOBAR_SCHEMA, Some(data.clone()), n),
-        );
-    let d = data.clone();
-    test = limit::with_limit(
-        test,
-        move |out| d.iter().for_each(|f| f.put(out)),
-        move |dec| (0..n).fold(0, |acc, _| acc ^ FooBar::get(dec)),
-    );
-    if ctx.compare {
-        test = test.with_all(peers::serde_pair::<FooBar, FooBar>(
-            FOOBAR_SCHEMA,
-            Some(data),
-            n,
-        ));
-    }
-    test
 }

@@ -8,16 +8,14 @@ use std::rc::Rc;
 
 use avrokit::io::{BlockingSink, Sink};
 use avrokit::serde::{DePlan, Deserializer, SerPlan, Serializer};
-use avrokit::Schema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::harness::{reader, writer, Impl, Library, ReadFn, Side, WriteFn};
-use crate::limit::check_consumed;
+use super::schema::parse;
+use crate::harness::{check_consumed, reader, writer, Impl, Library, ReadFn, Side, WriteFn};
 
 fn plans(schema: &str) -> Result<(SerPlan, DePlan), String> {
-    let schema =
-        Schema::parse_str(schema).map_err(|e| format!("avrokit rejects the schema: {e}"))?;
+    let schema = parse(schema)?;
     let ser = SerPlan::compile(&schema).map_err(|e| format!("avrokit serde plan: {e}"))?;
     let de = DePlan::compile(&schema).map_err(|e| format!("avrokit serde plan: {e}"))?;
     Ok((ser, de))
@@ -61,7 +59,7 @@ fn serde_read<R: DeserializeOwned + 'static>(plan: DePlan, n: usize) -> Side<Rea
 }
 
 /// avrokit's `serde` row: writes `items` as `T` (if given), reads `n` datums as `R`.
-pub fn avrokit_serde<T, R>(schema: &str, items: Option<Rc<Vec<T>>>, n: usize) -> Impl
+pub fn row<T, R>(schema: &str, items: Option<Rc<Vec<T>>>, n: usize) -> Impl
 where
     T: Serialize + 'static,
     R: DeserializeOwned + 'static,
@@ -78,14 +76,9 @@ where
     }
 }
 
-/// As [`avrokit_serde`], writing through [`BlockingSink::java_compatible`] with Java's
+/// As [`row`], writing through [`BlockingSink::java_compatible`] with Java's
 /// `buffer_size`: the blocks Java's BlockingBinaryEncoder writes.
-pub fn avrokit_serde_blocked<T, R>(
-    schema: &str,
-    items: Rc<Vec<T>>,
-    n: usize,
-    buffer_size: usize,
-) -> Impl
+pub fn blocked_row<T, R>(schema: &str, items: Rc<Vec<T>>, n: usize, buffer_size: usize) -> Impl
 where
     T: Serialize + 'static,
     R: DeserializeOwned + 'static,

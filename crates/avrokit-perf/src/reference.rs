@@ -1,20 +1,15 @@
-//! The reference encoder and decoder, and the "limit" rows built on them.
+//! The reference encoder and decoder: plain Rust written straight from the Avro specification
+//! (WORKLOADS.md section 3): zigzag varints, little-endian floats, length-prefixed bytes,
+//! single-block arrays.
 //!
-//! The reference encoder is plain Rust written straight from the Avro specification (WORKLOADS.md
-//! section 3): zigzag varints, little-endian floats, length-prefixed bytes, single-block arrays.
 //! It has two jobs:
 //! 1. it produces every test's canonical byte buffer, which the unit tests check against the
 //!    catalog's bytes/cycle and SHA-256, and which every library's output is compared with;
 //! 2. as tight bare loops with no error handling and no abstraction, it is the speed limit a
-//!    library can approach: the `bare-varint` rows. The `memcpy` rows copy the encoded bytes,
-//!    the limit of any encoder or decoder that has to touch every byte once.
+//!    library can approach: the `bare-varint` rows of [`crate::adapters::limit`].
 //!
 //! The decoder trusts its input (it indexes and panics on malformed data): it only ever reads
-//! buffers the reference encoder wrote.
-
-use std::hint::black_box;
-
-use crate::harness::{reader, writer, Impl, Library, Test};
+//! buffers the reference encoder wrote. This module depends on nothing else in the crate.
 
 /// Zigzag-maps a 32-bit int so small magnitudes get small codes.
 #[inline(always)]
@@ -252,48 +247,102 @@ pub fn encode(write: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     out
 }
 
-/// Adds a test's two limit implementations: its write and read routines as bare reference
-/// loops (`bare-varint`), and a copy of its encoded bytes (`memcpy`).
-///
-/// `write` and `read` are the test's routines over the reference encoder and decoder; `read` must
-/// return something derived from every value it decodes, so it cannot be optimised away.
-pub fn with_limit<W, R, T>(test: Test, mut write: W, mut read: R) -> Test
-where
-    W: FnMut(&mut Vec<u8>) + 'static,
-    R: FnMut(&mut RefDecoder<'_>) -> T + 'static,
-{
-    let bare = Impl::new(Library::Limit, "bare-varint")
-        .write(writer(move |out| {
-            write(out);
-            Ok(())
-        }))
-        .read(reader(move |input| {
-            let mut dec = RefDecoder::new(input);
-            black_box(read(&mut dec));
-            check_consumed(dec.remaining())
-        }));
-    let source = test.bytes.clone();
-    // Reading "by memcpy" copies the input into a buffer allocated once, outside the timing.
-    let mut scratch = vec![0u8; source.len()];
-    let copy = Impl::new(Library::Limit, "memcpy")
-        .write(writer(move |out| {
-            out.extend_from_slice(black_box(&source));
-            Ok(())
-        }))
-        .read(reader(move |input| {
-            scratch.copy_from_slice(black_box(input));
-            black_box(&mut scratch);
-            Ok(())
-        }));
-    test.with(bare).with(copy)
+/// Encodes every item with the reference encoder into a fresh exact-size buffer: the datum
+/// stream of a test (WORKLOADS.md section 1).
+pub fn encode_all<T: RefDatum>(items: &[T]) -> Vec<u8> {
+    encode(|out| items.iter().for_each(|v| v.put(out)))
 }
 
-/// An error unless the reader consumed its whole input.
-pub fn check_consumed(remaining: usize) -> crate::harness::BenchResult {
-    if remaining == 0 {
-        Ok(())
-    } else {
-        Err(format!("{remaining} bytes left unread").into())
+/// A datum the reference encoder writes and the reference decoder reads back: every data set's
+/// item type implements it beside its definition (in `data`).
+pub trait RefDatum {
+    /// Appends the datum's encoding.
+    fn put(&self, out: &mut Vec<u8>);
+    /// Reads one datum, folded to a number derived from every value it decodes, so that a bare
+    /// loop over it is not optimised away.
+    fn get(dec: &mut RefDecoder<'_>) -> u64;
+}
+
+impl RefDatum for i32 {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_int(out, *self)
+    }
+    fn get(dec: &mut RefDecoder<'_>) -> u64 {
+        dec.int() as u64
+    }
+}
+
+impl RefDatum for i64 {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_long(out, *self)
+    }
+    fn get(dec: &mut RefDecoder<'_>) -> u64 {
+        dec.long() as u64
+    }
+}
+
+impl RefDatum for f32 {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_float(out, *self)
+    }
+    fn get(dec: &mut RefDecoder<'_>) -> u64 {
+        u64::from(dec.float().to_bits())
+    }
+}
+
+impl RefDatum for f64 {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_double(out, *self)
+    }
+    fn get(dec: &mut RefDecoder<'_>) -> u64 {
+        dec.double().to_bits()
+    }
+}
+
+impl RefDatum for bool {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_boolean(out, *self)
+    }
+    fn get(dec: &mut RefDecoder<'_>) -> u64 {
+        u64::from(dec.boolean())
+    }
+}
+
+impl RefDatum for serde_bytes::ByteBuf {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_bytes(out, self)
+    }
+    fn get(dec: &mut RefDecoder<'_>) -> u64 {
+        dec.bytes().len() as u64
+    }
+}
+
+impl RefDatum for String {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_string(out, self)
+    }
+    fn get(dec: &mut RefDecoder<'_>) -> u64 {
+        dec.string().len() as u64
+    }
+}
+
+/// A single-block array, as Java's encoders write one (the Reflect tests' `Vec`s).
+impl<T: RefDatum> RefDatum for Vec<T> {
+    fn put(&self, out: &mut Vec<u8>) {
+        put_array_start(out, self.len());
+        self.iter().for_each(|v| v.put(out));
+        put_array_end(out);
+    }
+    fn get(dec: &mut RefDecoder<'_>) -> u64 {
+        let mut acc = 0;
+        let mut n = dec.block_count();
+        while n > 0 {
+            for _ in 0..n {
+                acc ^= T::get(dec);
+            }
+            n = dec.block_count();
+        }
+        acc
     }
 }
 

@@ -1,0 +1,13 @@
+//! avrokit's adapters, one file per API it measures: [`encoder`] (`Encoder`/`Decoder`, one call
+//! per value), [`resolving`] (`ResolvingDecoder`), [`value`] (generic `Value`s, plain and
+//! resolved), [`serde`] (derived structs through `avrokit::serde`), [`container`] (object
+//! container files). [`values`] turns the data sets into `Value`s; [`schema`] parses schemas and
+//! compiles resolution plans once, at init.
+
+pub mod container;
+pub mod encoder;
+pub mod resolving;
+pub mod schema;
+pub mod serde;
+pub mod value;
+pub mod values;
