@@ -30,28 +30,28 @@ pub struct Decoding {
 
 impl Decoding {
     pub fn new(writer: Arc<Plan>, reader: Option<Arc<Plan>>, opts: ReadOpts) -> PyResult<Decoding> {
-        match reader {
-            Some(r) if r.schema.canonical_form() != writer.schema.canonical_form() => {
-                let resolved = ResolvedPlan::compile(&writer.schema, &r.schema).map_err(avro_err)?;
-                Ok(Decoding {
-                    plan: r,
-                    resolved: Some(resolved),
-                    opts,
-                })
-            }
-            // Same canonical form: the reader's plan reads the writer's bytes directly (it may
-            // differ in logical types or defaults, which is what the reader asked for).
-            Some(r) => Ok(Decoding {
-                plan: r,
-                resolved: None,
-                opts,
-            }),
-            None => Ok(Decoding {
+        let Some(r) = reader else {
+            return Ok(Decoding {
                 plan: writer,
                 resolved: None,
                 opts,
-            }),
+            });
+        };
+        if r.schema.to_json() == writer.schema.to_json() {
+            return Ok(Decoding {
+                plan: r,
+                resolved: None,
+                opts,
+            });
         }
+        // The plan compiles (or fails) by the resolution rules; when it turns out to be an
+        // identity, the reader's plan reads the writer's bytes directly.
+        let resolved = ResolvedPlan::compile(&writer.schema, &r.schema).map_err(avro_err)?;
+        Ok(Decoding {
+            plan: r,
+            resolved: (!resolved.is_identity()).then_some(resolved),
+            opts,
+        })
     }
 
     /// Reads one datum from `dec`.
