@@ -29,6 +29,14 @@ pub struct Decoding {
 }
 
 impl Decoding {
+    pub fn with_plan(plan: Arc<Plan>, resolved: Option<ResolvedPlan>, opts: ReadOpts) -> Decoding {
+        Decoding {
+            plan,
+            resolved,
+            opts,
+        }
+    }
+
     pub fn new(writer: Arc<Plan>, reader: Option<Arc<Plan>>, opts: ReadOpts) -> PyResult<Decoding> {
         let Some(r) = reader else {
             return Ok(Decoding {
@@ -468,6 +476,10 @@ fn run_writer<W: Write + Send>(
         let res = if pending >= sync_interval {
             // This record completes a block: compress and write it without the GIL.
             pending = 0;
+            if let Err(e) = py.check_signals() {
+                failure = Some(e);
+                break;
+            }
             let (w, s) = (&mut w, &scratch);
             py.detach(move || w.append_encoded(s))
         } else {
@@ -487,4 +499,123 @@ fn run_writer<W: Write + Send>(
     let mut sink = finished.map_err(avro_err)?;
     sink.flush().map_err(|e| avro_err(avrokit::Error::from(e)))?;
     Ok(n)
+}
+
+/// The core writer behind a [`ContainerWriter`]: a new file, or one opened for appending.
+enum AnyWriter {
+    New(Writer<Box<dyn Sink>>),
+    Append(Writer<Box<dyn AppendFile>>),
+}
+
+macro_rules! with_writer {
+    ($w:expr, $x:ident => $body:expr) => {
+        match $w {
+            AnyWriter::New($x) => $body,
+            AnyWriter::Append($x) => $body,
+        }
+    };
+}
+
+/// fastavro's incremental `Writer`: `write(record)` one at a time, `flush()` to end the current
+/// block, `close()` (or the end of a `with` block) to finish the file.
+#[pyclass(module = "avrokit._avrokit", frozen)]
+pub struct ContainerWriter {
+    inner: Mutex<Option<AnyWriter>>,
+    plan: Arc<Plan>,
+    opts: WriteOpts,
+}
+
+#[pymethods]
+impl ContainerWriter {
+    #[new]
+    #[pyo3(signature = (fo, schema, codec="null", codec_compression_level=None, sync_interval=16000, metadata=None, sync_marker=None, append=false, strict=false, strict_allow_default=false, disable_tuple_notation=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        fo: &Bound<'_, PyAny>,
+        schema: &Schema,
+        codec: &str,
+        codec_compression_level: Option<i64>,
+        sync_interval: usize,
+        metadata: Option<&Bound<'_, PyDict>>,
+        sync_marker: Option<&[u8]>,
+        append: bool,
+        strict: bool,
+        strict_allow_default: bool,
+        disable_tuple_notation: bool,
+    ) -> PyResult<ContainerWriter> {
+        let opts = WriteOpts {
+            strict,
+            strict_allow_default,
+            disable_tuple_notation,
+        };
+        let b = builder(schema, codec, codec_compression_level, sync_interval, metadata, sync_marker)?;
+        let (w, plan) = if append {
+            let mut file: Box<dyn AppendFile> = Box::new(PyFile::new(fo.clone().unbind()));
+            let end = file
+                .seek(SeekFrom::End(0))
+                .map_err(|e| avro_err(avrokit::Error::from(e)))?;
+            if end > 0 {
+                file.seek(SeekFrom::Start(0))
+                    .map_err(|e| avro_err(avrokit::Error::from(e)))?;
+                let w = Writer::append_to(file).map_err(avro_err)?;
+                let plan = Arc::new(Plan::compile(py, w.schema())?);
+                (AnyWriter::Append(w), plan)
+            } else {
+                (AnyWriter::Append(b.build(file).map_err(avro_err)?), schema.plan.clone())
+            }
+        } else {
+            let sink: Box<dyn Sink> = match as_path(fo)? {
+                Some(p) => Box::new(
+                    std::fs::File::create(&p)
+                        .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{p}: {e}")))?,
+                ),
+                None => Box::new(PyFile::new(fo.clone().unbind())),
+            };
+            (AnyWriter::New(b.build(sink).map_err(avro_err)?), schema.plan.clone())
+        };
+        Ok(ContainerWriter {
+            inner: Mutex::new(Some(w)),
+            plan,
+            opts,
+        })
+    }
+
+    /// Appends one record.
+    fn write(&self, py: Python<'_>, record: &Bound<'_, PyAny>) -> PyResult<()> {
+        let wx = Wx::new(py, &self.plan, self.opts)?;
+        let mut out = Vec::with_capacity(128);
+        write(&wx, self.plan.root, record, &mut out, 0).map_err(|e| e.into_py(py))?;
+        let mut g = self.lock()?;
+        let w = g.as_mut().ok_or_else(closed)?;
+        with_writer!(w, w => w.append_encoded(&out)).map_err(avro_err)
+    }
+
+    /// Ends the current block and flushes the file.
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        let mut g = self.lock()?;
+        let w = g.as_mut().ok_or_else(closed)?;
+        py.detach(|| with_writer!(w, w => w.flush())).map_err(avro_err)
+    }
+
+    /// Writes what is pending and finishes the file (the file object is left open).
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let mut g = self.lock()?;
+        if let Some(w) = g.take() {
+            py.detach(|| with_writer!(w, w => w.finish().map(|_| ()))).map_err(avro_err)?;
+        }
+        Ok(())
+    }
+}
+
+impl ContainerWriter {
+    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, Option<AnyWriter>>> {
+        self.inner
+            .try_lock()
+            .map_err(|_| PyRuntimeError::new_err("the writer is in use (by another thread, or re-entered)"))
+    }
+}
+
+fn closed() -> PyErr {
+    PyValueError::new_err("the writer is closed")
 }

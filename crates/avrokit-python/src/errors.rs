@@ -118,6 +118,12 @@ impl Fail {
     /// The Python exception: `AvroError(message at path (byte offset N))`, with the Python
     /// cause chained.
     pub fn into_py(self, py: Python<'_>) -> PyErr {
+        if let Some(cause) = &self.0.cause {
+            if !is_exception(py, cause) {
+                // KeyboardInterrupt, SystemExit...: not ours to wrap.
+                return cause.clone_ref(py);
+            }
+        }
         let path = self.path_string(py);
         let mut text = self.0.message.clone();
         if !path.is_empty() {
@@ -185,16 +191,44 @@ impl From<PyErr> for Fail {
     }
 }
 
-/// A core error as `AvroError` (its Display names kind, path and offset).
+fn is_exception(py: Python<'_>, e: &PyErr) -> bool {
+    e.is_instance_of::<pyo3::exceptions::PyException>(py)
+}
+
+thread_local! {
+    /// The exception a Python file object raised inside an I/O call of the core (which can
+    /// only carry an `io::Error`): re-raised, or chained, when that call's error comes out.
+    static PENDING: std::cell::RefCell<Option<PyErr>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Keeps the exception a file object raised, for [`avro_err`].
+pub fn stash(e: &PyErr) {
+    Python::attach(|py| PENDING.with(|p| *p.borrow_mut() = Some(e.clone_ref(py))));
+}
+
+/// A core error as `AvroError` (its Display names kind, path and offset). An exception a file
+/// object raised on the way is chained as its cause, or re-raised as it is when it is not an
+/// `Exception` (KeyboardInterrupt...).
 #[cold]
 pub fn avro_err(e: avrokit::Error) -> PyErr {
     let err = AvroError::new_err(e.to_string());
     Python::attach(|py| {
-        let v = err.value(py);
-        let _ = v.setattr("offset", e.offset());
-        let _ = v.setattr("path", e.path());
-    });
-    err
+        let cause = PENDING.with(|p| p.borrow_mut().take());
+        if let Some(c) = &cause {
+            if !is_exception(py, c) {
+                return c.clone_ref(py);
+            }
+        }
+        {
+            let v = err.value(py);
+            let _ = v.setattr("offset", e.offset());
+            let _ = v.setattr("path", e.path());
+            if let Some(c) = &cause {
+                let _ = v.setattr("__cause__", c.value(py));
+            }
+        }
+        err
+    })
 }
 
 /// A `Fail` as a Python exception.

@@ -19,8 +19,10 @@ mod write;
 use std::io::{Read, SeekFrom};
 
 use avrokit::Decoder;
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyBytes;
 
 use crate::container::{read_opts, Decoding};
 use crate::errors::{avro_err, to_py, AvroError, Fail};
@@ -54,77 +56,65 @@ fn encode_datum<'py>(
     Ok(PyBytes::new(py, &out))
 }
 
-/// Writes one datum to a binary file object (`fo.write(bytes)`).
+/// The compiled schema of any schema argument: a `Schema`, a schema `parse_schema` returned
+/// (which carries one), or anything else `avrokit._compiled` accepts (dict, list, name, JSON).
+fn compiled<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Schema>> {
+    let py = obj.py();
+    if let Ok(s) = obj.cast::<Schema>() {
+        return Ok(s.clone());
+    }
+    if !obj.is_exact_instance_of::<pyo3::types::PyDict>() {
+        if let Ok(a) = obj.getattr(intern!(py, "__avrokit__")) {
+            if let Ok(s) = a.cast_into::<Schema>() {
+                return Ok(s);
+            }
+        }
+    }
+    static COMPILE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let f = COMPILE.get_or_try_init(py, || -> PyResult<_> {
+        Ok(py.import("avrokit")?.getattr("_compiled")?.unbind())
+    })?;
+    Ok(f.bind(py).call1((obj,))?.cast_into::<Schema>()?)
+}
+
+/// `schemaless_writer(fo, schema, record, *, strict=False, strict_allow_default=False,
+/// disable_tuple_notation=False)`: writes one datum (no header, no framing) to a binary file
+/// object.
 #[pyfunction]
-#[pyo3(signature = (fo, schema, datum, strict=false, strict_allow_default=false, disable_tuple_notation=false))]
-fn schemaless_write(
+#[pyo3(signature = (fo, schema, record, *, strict=false, strict_allow_default=false, disable_tuple_notation=false))]
+fn schemaless_writer(
     py: Python<'_>,
     fo: &Bound<'_, PyAny>,
-    schema: &Schema,
-    datum: &Bound<'_, PyAny>,
+    schema: &Bound<'_, PyAny>,
+    record: &Bound<'_, PyAny>,
     strict: bool,
     strict_allow_default: bool,
     disable_tuple_notation: bool,
 ) -> PyResult<()> {
-    let b = encode_datum(py, schema, datum, strict, strict_allow_default, disable_tuple_notation)?;
-    fo.call_method1("write", (b,))?;
+    let schema = compiled(schema)?;
+    let b = encode_datum(py, schema.get(), record, strict, strict_allow_default, disable_tuple_notation)?;
+    fo.call_method1(intern!(py, "write"), (b,))?;
     Ok(())
 }
 
-/// Decodes one datum from bytes: `(value, bytes consumed)`.
+/// `schemaless_reader(fo, writer_schema, reader_schema=None, return_record_name=False,
+/// return_record_name_override=False, handle_unicode_errors="strict", return_named_type=False,
+/// return_named_type_override=False)`: reads one datum written by `schemaless_writer` from a
+/// binary file object or bytes. A seekable file is left just after the datum (a stream that
+/// cannot seek is read to its end).
 #[pyfunction]
-#[pyo3(signature = (data, writer_schema, reader_schema=None, return_record_name=false, return_record_name_override=false, return_named_type=false, return_named_type_override=false, handle_unicode_errors="strict"))]
+#[pyo3(signature = (fo, writer_schema, reader_schema=None, return_record_name=false, return_record_name_override=false, handle_unicode_errors="strict", return_named_type=false, return_named_type_override=false))]
 #[allow(clippy::too_many_arguments)]
-fn decode_datum<'py>(
-    py: Python<'py>,
-    data: &Bound<'py, PyAny>,
-    writer_schema: &Schema,
-    reader_schema: Option<&Schema>,
-    return_record_name: bool,
-    return_record_name_override: bool,
-    return_named_type: bool,
-    return_named_type_override: bool,
-    handle_unicode_errors: &str,
-) -> PyResult<(Bound<'py, PyAny>, usize)> {
-    let opts = read_opts(
-        return_record_name,
-        return_record_name_override,
-        return_named_type,
-        return_named_type_override,
-        handle_unicode_errors,
-    )?;
-    let d = Decoding::new(writer_schema.plan.clone(), reader_schema.map(|s| s.plan.clone()), opts)?;
-    let cx = Cx::new(py, &d.plan, opts)?;
-    let owned;
-    let bytes: &[u8] = if let Ok(b) = data.cast::<PyBytes>() {
-        b.as_bytes()
-    } else if let Ok(b) = data.cast::<PyByteArray>() {
-        owned = b.to_vec();
-        &owned
-    } else {
-        owned = data.call_method0("tobytes")?.extract::<Vec<u8>>()?;
-        &owned
-    };
-    let mut dec = Decoder::from_slice(bytes);
-    let v = d.read(&cx, &mut dec).map_err(|e| e.into_py(py))?;
-    Ok((v, dec.offset() as usize))
-}
-
-/// Reads one datum from a binary file object, leaving it just after the datum when it can
-/// seek (a stream that cannot is read to its end).
-#[pyfunction]
-#[pyo3(signature = (fo, writer_schema, reader_schema=None, return_record_name=false, return_record_name_override=false, return_named_type=false, return_named_type_override=false, handle_unicode_errors="strict"))]
-#[allow(clippy::too_many_arguments)]
-fn schemaless_read<'py>(
+fn schemaless_reader<'py>(
     py: Python<'py>,
     fo: &Bound<'py, PyAny>,
-    writer_schema: &Schema,
-    reader_schema: Option<&Schema>,
+    writer_schema: &Bound<'py, PyAny>,
+    reader_schema: Option<&Bound<'py, PyAny>>,
     return_record_name: bool,
     return_record_name_override: bool,
+    handle_unicode_errors: &str,
     return_named_type: bool,
     return_named_type_override: bool,
-    handle_unicode_errors: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     let opts = read_opts(
         return_record_name,
@@ -133,8 +123,29 @@ fn schemaless_read<'py>(
         return_named_type_override,
         handle_unicode_errors,
     )?;
-    let d = Decoding::new(writer_schema.plan.clone(), reader_schema.map(|s| s.plan.clone()), opts)?;
+    let w = compiled(writer_schema)?;
+    let reader_schema = reader_schema.filter(|r| !r.is_none() && !r.is(writer_schema));
+    let d = match reader_schema {
+        None => Decoding::new(w.get().plan.clone(), None, opts)?,
+        Some(r) => w.get().decoding_for(&compiled(r)?.get().plan, opts)?,
+    };
     let cx = Cx::new(py, &d.plan, opts)?;
+    if let Ok(b) = fo.cast::<PyBytes>() {
+        return d.read(&cx, &mut Decoder::from_slice(b.as_bytes())).map_err(|e| e.into_py(py));
+    }
+    if fo.get_type().is(&py.import("io")?.getattr("BytesIO")?) {
+        // The common case (a message wrapped in BytesIO): one read, one seek back if the
+        // message held more than the datum.
+        let rest = fo.call_method0(intern!(py, "read"))?;
+        let rest = rest.cast::<PyBytes>()?;
+        let mut dec = Decoder::from_slice(rest.as_bytes());
+        let v = d.read(&cx, &mut dec).map_err(|e| e.into_py(py))?;
+        let left = rest.as_bytes().len() - dec.offset() as usize;
+        if left > 0 {
+            fo.call_method1(intern!(py, "seek"), (-(left as i64), 1))?;
+        }
+        return Ok(v);
+    }
     let seekable = fo
         .call_method0("seekable")
         .and_then(|s| s.is_truthy())
@@ -261,12 +272,12 @@ fn _avrokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("AvroError", py.get_type::<AvroError>())?;
     m.add_class::<Schema>()?;
     m.add_class::<container::Reader>()?;
+    m.add_class::<container::ContainerWriter>()?;
     m.add_function(wrap_pyfunction!(container::write_container, m)?)?;
     m.add_function(wrap_pyfunction!(schema::check_compatibility, m)?)?;
     m.add_function(wrap_pyfunction!(encode_datum, m)?)?;
-    m.add_function(wrap_pyfunction!(decode_datum, m)?)?;
-    m.add_function(wrap_pyfunction!(schemaless_write, m)?)?;
-    m.add_function(wrap_pyfunction!(schemaless_read, m)?)?;
+    m.add_function(wrap_pyfunction!(schemaless_writer, m)?)?;
+    m.add_function(wrap_pyfunction!(schemaless_reader, m)?)?;
     m.add_function(wrap_pyfunction!(json_decode, m)?)?;
     m.add_function(wrap_pyfunction!(json_encode, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

@@ -20,6 +20,7 @@ impl PyFile {
 }
 
 fn io_err(e: PyErr) -> io::Error {
+    crate::errors::stash(&e);
     io::Error::other(e)
 }
 

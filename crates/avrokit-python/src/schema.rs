@@ -1,26 +1,51 @@
 //! `avrokit._avrokit.Schema`: a parsed schema and its compiled plan, plus the schema tools
 //! (canonical form, fingerprints, compatibility).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use avrokit::resolution::ResolvedPlan;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
 use crate::errors::avro_err;
+use crate::container::Decoding;
 use crate::plan::Plan;
+use crate::read::ReadOpts;
 
 /// A parsed, compiled Avro schema. Build it from JSON text (`Schema(text)`); the Python
 /// `parse_schema` does that once and keeps it with the dict it returns.
 #[pyclass(module = "avrokit._avrokit", frozen)]
 pub struct Schema {
     pub plan: Arc<Plan>,
+    /// Resolution plans from this (writer) schema to the reader schemas it was read with, so
+    /// that a loop of `schemaless_reader(fo, w, r)` compiles its plan once.
+    resolved: Mutex<Vec<(Arc<Plan>, Option<ResolvedPlan>)>>,
 }
 
 impl Schema {
     pub fn from_core(py: Python<'_>, s: &avrokit::Schema) -> PyResult<Schema> {
         Ok(Schema {
             plan: Arc::new(Plan::compile(py, s)?),
+            resolved: Mutex::new(Vec::new()),
         })
+    }
+
+    /// How data of this schema is read as `reader`'s.
+    pub fn decoding_for(&self, reader: &Arc<Plan>, opts: ReadOpts) -> PyResult<Decoding> {
+        if let Ok(cache) = self.resolved.lock() {
+            if let Some((_, r)) = cache.iter().find(|(p, _)| Arc::ptr_eq(p, reader)) {
+                return Ok(Decoding::with_plan(reader.clone(), r.clone(), opts));
+            }
+        }
+        let d = Decoding::new(self.plan.clone(), Some(reader.clone()), opts)?;
+        if let Ok(mut cache) = self.resolved.lock() {
+            if cache.len() >= 16 {
+                cache.remove(0);
+            }
+            cache.push((reader.clone(), d.resolved.clone()));
+        }
+        Ok(d)
     }
 
     pub fn core(&self) -> &avrokit::Schema {

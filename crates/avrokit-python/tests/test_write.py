@@ -215,3 +215,19 @@ def test_errors_carry_offset_and_path():
     assert err.value.path == ".xs[1]"
     assert err.value.offset is not None
     assert "byte offset" in str(err.value)
+
+
+def test_incremental_writer():
+    schema = {"type": "record", "name": "P", "fields": [{"name": "k", "type": "long"}]}
+    buf = io.BytesIO()
+    w = avrokit.Writer(buf, schema, codec="deflate")
+    for i in range(10):
+        w.write({"k": i})
+    w.flush()
+    buf.seek(0)
+    assert [r["k"] for r in fastavro.reader(buf)] == list(range(10))
+    buf.seek(0, 2)
+    with avrokit.Writer(buf, None) as w2:  # appends: buf is at its end, readable
+        w2.write({"k": 10})
+    buf.seek(0)
+    assert [r["k"] for r in fastavro.reader(buf)] == list(range(11))

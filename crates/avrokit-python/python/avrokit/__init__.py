@@ -39,6 +39,7 @@ __all__ = [
     "SchemaParseException",
     "Block",
     "CompatibilityResult",
+    "Writer",
     "block_reader",
     "check_compatibility",
     "fingerprint",
@@ -169,7 +170,32 @@ class _NamedEntry(dict):
         self._avrokit_text = text
 
 
+_NAMED = ("record", "error", "enum", "fixed")
+
+
+def _full_names(node: Any, ns: str = "") -> Any:
+    """Named types' ``name`` as their full name, as fastavro's parse_schema gives them."""
+    if isinstance(node, list):
+        return [_full_names(x, ns) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = dict(node)
+    if out.get("type") in _NAMED and isinstance(out.get("name"), str):
+        name = out["name"]
+        ns = out.get("namespace", ns) or ""
+        if "." in name:
+            ns = name.rsplit(".", 1)[0]
+        elif ns:
+            name = f"{ns}.{name}"
+        out["name"] = name
+    for key in ("fields", "items", "values", "type"):
+        if key in out and not isinstance(out[key], str):
+            out[key] = _full_names(out[key], ns)
+    return out
+
+
 def _wrap(value: Any, compiled: _avrokit.Schema) -> Any:
+    value = _full_names(value)
     if isinstance(value, dict):
         out: Any = _ParsedDict(value)
     elif isinstance(value, list):
@@ -331,6 +357,56 @@ def writer(
     )
 
 
+class Writer:
+    """fastavro's incremental writer: ``write(record)`` one at a time; ``flush()`` ends the
+    current block and leaves a valid file; ``close()`` (or leaving a ``with`` block) finishes.
+    A file object opened ``a+b`` that holds a container file is appended to."""
+
+    def __init__(
+        self,
+        fo: Any,
+        schema: Any,
+        codec: str = "null",
+        sync_interval: int = 1000 * 16,
+        metadata: Optional[Dict[str, str]] = None,
+        validator: bool = False,
+        sync_marker: Optional[bytes] = None,
+        compression_level: Optional[int] = None,
+        options: Optional[Dict[str, bool]] = None,
+    ) -> None:
+        options = options or {}
+        append = _appending(fo)
+        self._strict = bool(options.get("strict"))
+        self._disable_tuple = bool(options.get("disable_tuple_notation"))
+        self._compiled = _compiled(schema) if schema is not None else _avrokit.Schema('"null"')
+        self._validator = validator
+        self._w = _avrokit.ContainerWriter(
+            fo, self._compiled, codec, compression_level, sync_interval, metadata, sync_marker,
+            append, self._strict, bool(options.get("strict_allow_default")), self._disable_tuple)
+
+    def write(self, record: Any) -> None:
+        if self._validator and not _avrokit.validate(record, self._compiled, self._strict,
+                                                     self._disable_tuple):
+            raise ValidationError(f"{record!r} does not fit the schema")
+        self._w.write(record)
+
+    def write_block(self, block: Iterable[Any]) -> None:
+        for record in block:
+            self.write(record)
+
+    def flush(self) -> None:
+        self._w.flush()
+
+    def close(self) -> None:
+        self._w.close()
+
+    def __enter__(self) -> "Writer":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
 def _appending(fo: Any) -> bool:
     if isinstance(fo, str) or hasattr(fo, "__fspath__") or not hasattr(fo, "seekable"):
         return False
@@ -351,51 +427,8 @@ def _validated(records: Iterable[Any], compiled: _avrokit.Schema, strict: bool,
         yield r
 
 
-def schemaless_writer(
-    fo: Any,
-    schema: Any,
-    record: Any,
-    *,
-    strict: bool = False,
-    strict_allow_default: bool = False,
-    disable_tuple_notation: bool = False,
-) -> None:
-    """Writes one datum (no header, no framing) to a binary file object."""
-    fo.write(_avrokit.encode_datum(_compiled(schema), record, strict, strict_allow_default,
-                                   disable_tuple_notation))
-
-
-def schemaless_reader(
-    fo: Any,
-    writer_schema: Any,
-    reader_schema: Any = None,
-    return_record_name: bool = False,
-    return_record_name_override: bool = False,
-    handle_unicode_errors: str = "strict",
-    return_named_type: bool = False,
-    return_named_type_override: bool = False,
-) -> Any:
-    """Reads one datum written by :func:`schemaless_writer` from a binary file object (or
-    bytes); a seekable file is left just after the datum."""
-    w = _compiled(writer_schema)
-    r = None
-    if reader_schema is not None and reader_schema is not writer_schema:
-        r = _compiled(reader_schema)
-    if isinstance(fo, (bytes, bytearray, memoryview)):
-        return _avrokit.decode_datum(fo, w, r, return_record_name, return_record_name_override,
-                                     return_named_type, return_named_type_override,
-                                     handle_unicode_errors)[0]
-    if type(fo) is io.BytesIO:
-        data = fo.read()
-        value, used = _avrokit.decode_datum(data, w, r, return_record_name,
-                                            return_record_name_override, return_named_type,
-                                            return_named_type_override, handle_unicode_errors)
-        if used != len(data):
-            fo.seek(used - len(data), 1)
-        return value
-    return _avrokit.schemaless_read(fo, w, r, return_record_name, return_record_name_override,
-                                    return_named_type, return_named_type_override,
-                                    handle_unicode_errors)
+schemaless_writer = _avrokit.schemaless_writer
+schemaless_reader = _avrokit.schemaless_reader
 
 
 def json_writer(

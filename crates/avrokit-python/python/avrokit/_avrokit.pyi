@@ -57,33 +57,24 @@ def encode_datum(
     strict_allow_default: bool = False,
     disable_tuple_notation: bool = False,
 ) -> bytes: ...
-def decode_datum(
-    data: Any,
-    writer_schema: Schema,
-    reader_schema: Optional[Schema] = None,
-    return_record_name: bool = False,
-    return_record_name_override: bool = False,
-    return_named_type: bool = False,
-    return_named_type_override: bool = False,
-    handle_unicode_errors: str = "strict",
-) -> Tuple[Any, int]: ...
-def schemaless_write(
+def schemaless_writer(
     fo: Any,
-    schema: Schema,
-    datum: Any,
+    schema: Any,
+    record: Any,
+    *,
     strict: bool = False,
     strict_allow_default: bool = False,
     disable_tuple_notation: bool = False,
 ) -> None: ...
-def schemaless_read(
+def schemaless_reader(
     fo: Any,
-    writer_schema: Schema,
-    reader_schema: Optional[Schema] = None,
+    writer_schema: Any,
+    reader_schema: Any = None,
     return_record_name: bool = False,
     return_record_name_override: bool = False,
+    handle_unicode_errors: str = "strict",
     return_named_type: bool = False,
     return_named_type_override: bool = False,
-    handle_unicode_errors: str = "strict",
 ) -> Any: ...
 def json_decode(text: str, writer_schema: Schema, reader_schema: Optional[Schema] = None) -> Any: ...
 def json_encode(
@@ -95,3 +86,22 @@ def json_encode(
 ) -> str: ...
 def validate(datum: Any, schema: Schema, strict: bool = False, disable_tuple_notation: bool = False) -> bool: ...
 def is_avro(fo: Any) -> bool: ...
+
+class ContainerWriter:
+    def __init__(
+        self,
+        fo: Any,
+        schema: Schema,
+        codec: str = "null",
+        codec_compression_level: Optional[int] = None,
+        sync_interval: int = 16000,
+        metadata: Optional[Dict[str, Any]] = None,
+        sync_marker: Optional[bytes] = None,
+        append: bool = False,
+        strict: bool = False,
+        strict_allow_default: bool = False,
+        disable_tuple_notation: bool = False,
+    ) -> None: ...
+    def write(self, record: Any) -> None: ...
+    def flush(self) -> None: ...
+    def close(self) -> None: ...
