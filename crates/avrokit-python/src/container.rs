@@ -92,6 +92,9 @@ pub fn read_opts(
     })
 }
 
+/// `(records, count, offset, size)` of one block.
+type BlockTuple<'py> = (Bound<'py, PyList>, u64, u64, u64);
+
 struct State {
     inner: avrokit::container::Reader<'static, Input>,
     /// The current block's (decompressed) bytes.
@@ -212,7 +215,10 @@ impl Reader {
     /// The next block: `(records, count, offset, size)` where `offset` is the block's position
     /// in the file and `size` its stored (compressed) size; None at the end. Records of the
     /// current block not read yet are returned with it.
-    fn next_block<'py>(&self, py: Python<'py>) -> PyResult<Option<(Bound<'py, PyList>, u64, u64, u64)>> {
+    fn next_block<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Option<BlockTuple<'py>>> {
         let mut st = self.lock()?;
         let cx = Cx::new(py, &self.decoding.plan, self.decoding.opts)?;
         if st.left == 0 && !self.next_block_into(py, &mut st)? {
@@ -228,9 +234,9 @@ impl Reader {
 
 impl Reader {
     fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, State>> {
-        self.state
-            .try_lock()
-            .map_err(|_| PyRuntimeError::new_err("the reader is in use (by another thread, or re-entered)"))
+        self.state.try_lock().map_err(|_| {
+            PyRuntimeError::new_err("the reader is in use (by another thread, or re-entered)")
+        })
     }
 
     fn next_record<'py>(&self, cx: &Cx<'_, 'py>, st: &mut State) -> FResult<Bound<'py, PyAny>> {
@@ -291,10 +297,9 @@ impl Reader {
             return Err(avro_err(e));
         }
         let len = st.buf.len() as u64;
-        let fits = if self.min_size > 0 {
-            h.count <= len / self.min_size
-        } else {
-            h.count <= limits.max_alloc as u64
+        let fits = match len.checked_div(self.min_size) {
+            Some(most) => h.count <= most,
+            None => h.count <= limits.max_alloc as u64,
         };
         if !fits || (h.count == 0 && len > 0) {
             st.done = true;
@@ -329,7 +334,10 @@ fn codec_of(name: &str, level: Option<i64>) -> PyResult<Codec> {
             level: i32::try_from(l).map_err(|_| bad())?,
         },
         Codec::Bzip2 { .. } => Codec::Bzip2 {
-            level: u32::try_from(l).ok().filter(|l| (1..=9).contains(l)).ok_or_else(bad)?,
+            level: u32::try_from(l)
+                .ok()
+                .filter(|l| (1..=9).contains(l))
+                .ok_or_else(bad)?,
         },
         Codec::Xz { .. } => Codec::Xz {
             level: u32::try_from(l).ok().filter(|l| *l <= 9).ok_or_else(bad)?,
@@ -396,17 +404,32 @@ pub fn write_container(
             let plan = Plan::compile(py, w.schema())?;
             return run_writer(py, w, &plan, records, opts, sync_interval);
         }
-        let builder = builder(schema, codec, codec_compression_level, sync_interval, metadata, sync_marker)?;
+        let builder = builder(
+            schema,
+            codec,
+            codec_compression_level,
+            sync_interval,
+            metadata,
+            sync_marker,
+        )?;
         let w = builder.build(file).map_err(avro_err)?;
         return run_writer(py, w, &schema.plan, records, opts, sync_interval);
     }
     let sink: Box<dyn Sink> = match &path {
         Some(p) => Box::new(
-            std::fs::File::create(p).map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{p}: {e}")))?,
+            std::fs::File::create(p)
+                .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{p}: {e}")))?,
         ),
         None => Box::new(PyFile::new(fo.clone().unbind())),
     };
-    let builder = builder(schema, codec, codec_compression_level, sync_interval, metadata, sync_marker)?;
+    let builder = builder(
+        schema,
+        codec,
+        codec_compression_level,
+        sync_interval,
+        metadata,
+        sync_marker,
+    )?;
     let w = builder.build(sink).map_err(avro_err)?;
     run_writer(py, w, &schema.plan, records, opts, sync_interval)
 }
@@ -455,10 +478,7 @@ fn run_writer<W: Write + Send>(
     let mut pending = 0usize;
     let mut n = 0u64;
     let mut failure: Option<PyErr> = None;
-    let iter = match records.try_iter() {
-        Ok(it) => it,
-        Err(e) => return Err(e),
-    };
+    let iter = records.try_iter()?;
     for (i, rec) in iter.enumerate() {
         let rec = match rec {
             Ok(r) => r,
@@ -497,7 +517,8 @@ fn run_writer<W: Write + Send>(
         return Err(e);
     }
     let mut sink = finished.map_err(avro_err)?;
-    sink.flush().map_err(|e| avro_err(avrokit::Error::from(e)))?;
+    sink.flush()
+        .map_err(|e| avro_err(avrokit::Error::from(e)))?;
     Ok(n)
 }
 
@@ -549,7 +570,14 @@ impl ContainerWriter {
             strict_allow_default,
             disable_tuple_notation,
         };
-        let b = builder(schema, codec, codec_compression_level, sync_interval, metadata, sync_marker)?;
+        let b = builder(
+            schema,
+            codec,
+            codec_compression_level,
+            sync_interval,
+            metadata,
+            sync_marker,
+        )?;
         let (w, plan) = if append {
             let mut file: Box<dyn AppendFile> = Box::new(PyFile::new(fo.clone().unbind()));
             let end = file
@@ -562,7 +590,10 @@ impl ContainerWriter {
                 let plan = Arc::new(Plan::compile(py, w.schema())?);
                 (AnyWriter::Append(w), plan)
             } else {
-                (AnyWriter::Append(b.build(file).map_err(avro_err)?), schema.plan.clone())
+                (
+                    AnyWriter::Append(b.build(file).map_err(avro_err)?),
+                    schema.plan.clone(),
+                )
             }
         } else {
             let sink: Box<dyn Sink> = match as_path(fo)? {
@@ -572,7 +603,10 @@ impl ContainerWriter {
                 ),
                 None => Box::new(PyFile::new(fo.clone().unbind())),
             };
-            (AnyWriter::New(b.build(sink).map_err(avro_err)?), schema.plan.clone())
+            (
+                AnyWriter::New(b.build(sink).map_err(avro_err)?),
+                schema.plan.clone(),
+            )
         };
         Ok(ContainerWriter {
             inner: Mutex::new(Some(w)),
@@ -595,14 +629,16 @@ impl ContainerWriter {
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
         let mut g = self.lock()?;
         let w = g.as_mut().ok_or_else(closed)?;
-        py.detach(|| with_writer!(w, w => w.flush())).map_err(avro_err)
+        py.detach(|| with_writer!(w, w => w.flush()))
+            .map_err(avro_err)
     }
 
     /// Writes what is pending and finishes the file (the file object is left open).
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         let mut g = self.lock()?;
         if let Some(w) = g.take() {
-            py.detach(|| with_writer!(w, w => w.finish().map(|_| ()))).map_err(avro_err)?;
+            py.detach(|| with_writer!(w, w => w.finish().map(|_| ())))
+                .map_err(avro_err)?;
         }
         Ok(())
     }
@@ -610,9 +646,9 @@ impl ContainerWriter {
 
 impl ContainerWriter {
     fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, Option<AnyWriter>>> {
-        self.inner
-            .try_lock()
-            .map_err(|_| PyRuntimeError::new_err("the writer is in use (by another thread, or re-entered)"))
+        self.inner.try_lock().map_err(|_| {
+            PyRuntimeError::new_err("the writer is in use (by another thread, or re-entered)")
+        })
     }
 }
 

@@ -178,7 +178,11 @@ impl From<PyErr> for Fail {
     fn from(e: PyErr) -> Fail {
         let message = Python::attach(|py| {
             let v = e.value(py);
-            let t = v.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+            let t = v
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default();
             format!("{t}: {v}")
         });
         Fail(Box::new(FailInner {

@@ -50,7 +50,11 @@ fn encode_datum<'py>(
     strict_allow_default: bool,
     disable_tuple_notation: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let wx = Wx::new(py, &schema.plan, write_opts(strict, strict_allow_default, disable_tuple_notation))?;
+    let wx = Wx::new(
+        py,
+        &schema.plan,
+        write_opts(strict, strict_allow_default, disable_tuple_notation),
+    )?;
     let mut out = Vec::with_capacity(64);
     write(&wx, schema.plan.root, datum, &mut out, 0).map_err(|e| e.into_py(py))?;
     Ok(PyBytes::new(py, &out))
@@ -92,7 +96,14 @@ fn schemaless_writer(
     disable_tuple_notation: bool,
 ) -> PyResult<()> {
     let schema = compiled(schema)?;
-    let b = encode_datum(py, schema.get(), record, strict, strict_allow_default, disable_tuple_notation)?;
+    let b = encode_datum(
+        py,
+        schema.get(),
+        record,
+        strict,
+        strict_allow_default,
+        disable_tuple_notation,
+    )?;
     fo.call_method1(intern!(py, "write"), (b,))?;
     Ok(())
 }
@@ -131,9 +142,11 @@ fn schemaless_reader<'py>(
     };
     let cx = Cx::new(py, &d.plan, opts)?;
     if let Ok(b) = fo.cast::<PyBytes>() {
-        return d.read(&cx, &mut Decoder::from_slice(b.as_bytes())).map_err(|e| e.into_py(py));
+        return d
+            .read(&cx, &mut Decoder::from_slice(b.as_bytes()))
+            .map_err(|e| e.into_py(py));
     }
-    if fo.get_type().is(&py.import("io")?.getattr("BytesIO")?) {
+    if fo.get_type().is(cx.types.bytes_io.bind(py)) {
         // The common case (a message wrapped in BytesIO): one read, one seek back if the
         // message held more than the datum.
         let rest = fo.call_method0(intern!(py, "read"))?;
@@ -157,14 +170,17 @@ fn schemaless_reader<'py>(
     loop {
         if !at_end {
             if chunk == usize::MAX {
-                file.read_to_end(&mut data).map_err(|e| avro_err(e.into()))?;
+                file.read_to_end(&mut data)
+                    .map_err(|e| avro_err(e.into()))?;
                 at_end = true;
             } else {
                 let before = data.len();
                 data.resize(before + chunk, 0);
                 let mut got = 0;
                 while got < chunk {
-                    let n = file.read(&mut data[before + got..]).map_err(|e| avro_err(e.into()))?;
+                    let n = file
+                        .read(&mut data[before + got..])
+                        .map_err(|e| avro_err(e.into()))?;
                     if n == 0 {
                         at_end = true;
                         break;
@@ -181,7 +197,8 @@ fn schemaless_reader<'py>(
                 let used = dec.offset() as usize;
                 if seekable && used < data.len() {
                     let back = (data.len() - used) as i64;
-                    std::io::Seek::seek(&mut file, SeekFrom::Current(-back)).map_err(|e| avro_err(e.into()))?;
+                    std::io::Seek::seek(&mut file, SeekFrom::Current(-back))
+                        .map_err(|e| avro_err(e.into()))?;
                 }
                 return Ok(v);
             }
@@ -226,7 +243,14 @@ fn json_encode(
     strict_allow_default: bool,
     disable_tuple_notation: bool,
 ) -> PyResult<String> {
-    let b = encode_datum(py, schema, datum, strict, strict_allow_default, disable_tuple_notation)?;
+    let b = encode_datum(
+        py,
+        schema,
+        datum,
+        strict,
+        strict_allow_default,
+        disable_tuple_notation,
+    )?;
     let v = avrokit::from_datum_slice(b.as_bytes(), schema.core()).map_err(avro_err)?;
     avrokit::json::to_json_string(&v, schema.core(), false).map_err(avro_err)
 }
@@ -242,7 +266,11 @@ fn validate(
     strict: bool,
     disable_tuple_notation: bool,
 ) -> PyResult<bool> {
-    let wx = Wx::new(py, &schema.plan, write_opts(strict, false, disable_tuple_notation))?;
+    let wx = Wx::new(
+        py,
+        &schema.plan,
+        write_opts(strict, false, disable_tuple_notation),
+    )?;
     write::validate(&wx, schema.plan.root, datum, 0).map_err(|e| e.into_py(py))
 }
 

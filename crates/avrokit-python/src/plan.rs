@@ -170,7 +170,10 @@ impl Plan {
                         .count();
                     let named = kinds
                         .filter(|k| {
-                            matches!(k, NodeKind::Record(_) | NodeKind::Enum(_) | NodeKind::Fixed(_))
+                            matches!(
+                                k,
+                                NodeKind::Record(_) | NodeKind::Enum(_) | NodeKind::Fixed(_)
+                            )
                         })
                         .count();
                     PKind::Union(Box::new(PUnion {
@@ -260,6 +263,7 @@ fn encode_default(
     id: avrokit::schema::NodeId,
     json: &serde_json::Value,
 ) -> PyResult<Vec<u8>> {
-    let value = avrokit::json::default_to_value(json, schema, id).map_err(crate::errors::avro_err)?;
+    let value =
+        avrokit::json::default_to_value(json, schema, id).map_err(crate::errors::avro_err)?;
     avrokit::to_datum_vec(&value, &schema.at(id)).map_err(crate::errors::avro_err)
 }

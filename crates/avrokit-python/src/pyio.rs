@@ -32,7 +32,9 @@ impl Read for PyFile {
             if let Ok(b) = got.cast::<PyBytes>() {
                 let b = b.as_bytes();
                 if b.len() > buf.len() {
-                    return Err(io::Error::other("read() returned more bytes than asked for"));
+                    return Err(io::Error::other(
+                        "read() returned more bytes than asked for",
+                    ));
                 }
                 buf[..b.len()].copy_from_slice(b);
                 return Ok(b.len());
@@ -40,7 +42,9 @@ impl Read for PyFile {
             if let Ok(b) = got.cast::<PyByteArray>() {
                 let v = b.to_vec();
                 if v.len() > buf.len() {
-                    return Err(io::Error::other("read() returned more bytes than asked for"));
+                    return Err(io::Error::other(
+                        "read() returned more bytes than asked for",
+                    ));
                 }
                 buf[..v.len()].copy_from_slice(&v);
                 return Ok(v.len());
@@ -48,11 +52,17 @@ impl Read for PyFile {
             if got.is_none() {
                 // A non-blocking stream with nothing available: no progress is an error here,
                 // not a busy loop.
-                return Err(io::Error::new(io::ErrorKind::WouldBlock, "read() returned None"));
+                return Err(io::Error::new(
+                    io::ErrorKind::WouldBlock,
+                    "read() returned None",
+                ));
             }
             Err(io::Error::other(format!(
                 "read() returned {}, not bytes (is the file open in binary mode?)",
-                got.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                got.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
             )))
         })
     }
@@ -112,7 +122,9 @@ pub fn open_input(fo: &Bound<'_, PyAny>) -> PyResult<Input> {
     }
     if fo.get_type().name().is_ok_and(|n| n == "memoryview") {
         let b = fo.call_method0("tobytes")?;
-        return Ok(Box::new(Cursor::new(b.cast::<PyBytes>()?.as_bytes().to_vec())));
+        return Ok(Box::new(Cursor::new(
+            b.cast::<PyBytes>()?.as_bytes().to_vec(),
+        )));
     }
     if let Some(path) = as_path(fo)? {
         let f = File::open(&path)

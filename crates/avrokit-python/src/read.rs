@@ -69,6 +69,7 @@ pub struct PyTypes {
     pub sequence: Py<PyAny>,
     pub numbers_integral: Py<PyAny>,
     pub numbers_real: Py<PyAny>,
+    pub bytes_io: Py<PyAny>,
 }
 
 static TYPES: PyOnceLock<PyTypes> = PyOnceLock::new();
@@ -95,6 +96,7 @@ pub fn types(py: Python<'_>) -> PyResult<&'static PyTypes> {
             sequence: abc.getattr("Sequence")?.unbind(),
             numbers_integral: numbers.getattr("Integral")?.unbind(),
             numbers_real: numbers.getattr("Real")?.unbind(),
+            bytes_io: py.import("io")?.getattr("BytesIO")?.unbind(),
         })
     })
 }
@@ -139,14 +141,20 @@ pub fn read<'py>(cx: &Cx<'_, 'py>, id: u32, dec: &mut Decoder<'_>) -> FResult<Bo
         PKind::Int => {
             let v = dec.read_int()?;
             match node.logical {
-                Logical::None => v.into_pyobject(py).unwrap_or_else(|e| match e {}).into_any(),
+                Logical::None => v
+                    .into_pyobject(py)
+                    .unwrap_or_else(|e| match e {})
+                    .into_any(),
                 logical => read_logical_int(cx, logical, v, dec.offset())?,
             }
         }
         PKind::Long => {
             let v = dec.read_long()?;
             match node.logical {
-                Logical::None => v.into_pyobject(py).unwrap_or_else(|e| match e {}).into_any(),
+                Logical::None => v
+                    .into_pyobject(py)
+                    .unwrap_or_else(|e| match e {})
+                    .into_any(),
                 logical => read_logical_long(cx, logical, v, dec.offset())?,
             }
         }
@@ -193,7 +201,10 @@ pub fn read<'py>(cx: &Cx<'_, 'py>, id: u32, dec: &mut Decoder<'_>) -> FResult<Bo
                 Some(s) => s.bind(py).clone().into_any(),
                 None => {
                     return Err(Fail::at(
-                        format!("invalid data: enum index {i} out of range (0..{})", e.symbols.len()),
+                        format!(
+                            "invalid data: enum index {i} out of range (0..{})",
+                            e.symbols.len()
+                        ),
                         at,
                     ))
                 }
@@ -230,7 +241,8 @@ pub fn read<'py>(cx: &Cx<'_, 'py>, id: u32, dec: &mut Decoder<'_>) -> FResult<Bo
                     let kb = dec.read_bytes_borrowed()?;
                     let k = utf8(py, kb, cx.opts.unicode_errors)
                         .map_err(|e| Fail::from(e).shift(at))?;
-                    let v = read(cx, values, dec).map_err(|e| e.key(&String::from_utf8_lossy(kb)))?;
+                    let v =
+                        read(cx, values, dec).map_err(|e| e.key(&String::from_utf8_lossy(kb)))?;
                     d.set_item(k, v)?;
                 }
                 n = dec.map_next()?;
@@ -253,7 +265,10 @@ pub fn read<'py>(cx: &Cx<'_, 'py>, id: u32, dec: &mut Decoder<'_>) -> FResult<Bo
             let i = dec.read_union_index()? as usize;
             let Some(&b) = u.branches.get(i) else {
                 return Err(Fail::at(
-                    format!("invalid data: union branch {i} out of range (0..{})", u.branches.len()),
+                    format!(
+                        "invalid data: union branch {i} out of range (0..{})",
+                        u.branches.len()
+                    ),
                     at,
                 ));
             };
@@ -274,7 +289,9 @@ pub fn read<'py>(cx: &Cx<'_, 'py>, id: u32, dec: &mut Decoder<'_>) -> FResult<Bo
                     o.return_record_name && is_record
                 };
                 if named {
-                    return Ok(PyTuple::new(py, [bn.name.bind(py).clone().into_any(), v])?.into_any());
+                    return Ok(
+                        PyTuple::new(py, [bn.name.bind(py).clone().into_any(), v])?.into_any()
+                    );
                 }
             }
             v
@@ -337,12 +354,18 @@ fn read_logical_int<'py>(
         Logical::Date => {
             let (y, m, d) = civil_from_days(i64::from(v));
             if !(1..=9999).contains(&y) {
-                return Err(Fail::at(format!("date {v} (days since 1970-01-01) is out of Python's range"), at));
+                return Err(Fail::at(
+                    format!("date {v} (days since 1970-01-01) is out of Python's range"),
+                    at,
+                ));
             }
             Ok(cx.types.date.bind(py).call1((y, m, d))?)
         }
         Logical::TimeMillis => time_of(cx, i64::from(v), 3_600_000, 60_000, 1000, at),
-        _ => Ok(v.into_pyobject(py).unwrap_or_else(|e| match e {}).into_any()),
+        _ => Ok(v
+            .into_pyobject(py)
+            .unwrap_or_else(|e| match e {})
+            .into_any()),
     }
 }
 
@@ -357,13 +380,21 @@ fn read_logical_long<'py>(
         Logical::TimeMicros => return time_of(cx, v, 3_600_000_000, 60_000_000, 1_000_000, at),
         Logical::TimestampMillis | Logical::LocalTimestampMillis => i128::from(v) * 1000,
         Logical::TimestampMicros | Logical::LocalTimestampMicros => i128::from(v),
-        _ => return Ok(v.into_pyobject(py).unwrap_or_else(|e| match e {}).into_any()),
+        _ => {
+            return Ok(v
+                .into_pyobject(py)
+                .unwrap_or_else(|e| match e {})
+                .into_any())
+        }
     };
     let days = micros.div_euclid(86_400_000_000);
     let rest = micros.rem_euclid(86_400_000_000) as i64;
     let (y, m, d) = civil_from_days(days as i64);
     if !(1..=9999).contains(&y) || days.abs() > 10_000_000 {
-        return Err(Fail::at(format!("timestamp {v} is out of Python's datetime range"), at));
+        return Err(Fail::at(
+            format!("timestamp {v} is out of Python's datetime range"),
+            at,
+        ));
     }
     let (hh, mm, ss, us) = (
         (rest / 3_600_000_000) as u8,
@@ -410,7 +441,11 @@ fn decimal<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = cx.py;
     if b.len() <= 16 {
-        let mut v: i128 = if b.first().is_some_and(|&x| x & 0x80 != 0) { -1 } else { 0 };
+        let mut v: i128 = if b.first().is_some_and(|&x| x & 0x80 != 0) {
+            -1
+        } else {
+            0
+        };
         for &x in b {
             v = (v << 8) | i128::from(x);
         }

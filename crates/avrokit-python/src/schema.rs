@@ -8,8 +8,8 @@ use avrokit::resolution::ResolvedPlan;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
-use crate::errors::avro_err;
 use crate::container::Decoding;
+use crate::errors::avro_err;
 use crate::plan::Plan;
 use crate::read::ReadOpts;
 
@@ -85,7 +85,9 @@ impl Schema {
     fn fingerprint<'py>(&self, py: Python<'py>, algorithm: &str) -> PyResult<Bound<'py, PyBytes>> {
         let s = self.core();
         Ok(match algorithm.to_ascii_uppercase().as_str() {
-            "CRC-64-AVRO" | "RABIN" | "CRC64" => PyBytes::new(py, &s.fingerprint_rabin().to_le_bytes()),
+            "CRC-64-AVRO" | "RABIN" | "CRC64" => {
+                PyBytes::new(py, &s.fingerprint_rabin().to_le_bytes())
+            }
             "MD5" => PyBytes::new(py, &s.fingerprint_md5()),
             "SHA-256" | "SHA256" => PyBytes::new(py, &s.fingerprint_sha256()),
             _ => {
@@ -128,5 +130,11 @@ pub fn check_compatibility<'py>(
     for i in c.incompatibilities() {
         list.append((i.kind().as_str(), i.path(), i.message()))?;
     }
-    PyTuple::new(py, [c.is_compatible().into_pyobject(py)?.to_owned().into_any(), list.into_any()])
+    PyTuple::new(
+        py,
+        [
+            c.is_compatible().into_pyobject(py)?.to_owned().into_any(),
+            list.into_any(),
+        ],
+    )
 }

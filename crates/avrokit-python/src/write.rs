@@ -8,7 +8,9 @@ use std::os::raw::c_char;
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
+};
 
 use crate::errors::{FResult, Fail};
 use crate::plan::{Logical, PKind, PUnion, Plan};
@@ -108,7 +110,10 @@ fn mismatch(obj: &Bound<'_, PyAny>, what: &str) -> Fail {
 fn int_of(obj: &Bound<'_, PyAny>, what: &str) -> FResult<i64> {
     if obj.is_instance_of::<PyInt>() {
         return obj.extract::<i64>().map_err(|_| {
-            Fail::msg(format!("{} is out of range for {what}", obj.repr().map(|r| r.to_string()).unwrap_or_default()))
+            Fail::msg(format!(
+                "{} is out of range for {what}",
+                obj.repr().map(|r| r.to_string()).unwrap_or_default()
+            ))
         });
     }
     match obj.extract::<i64>() {
@@ -118,9 +123,17 @@ fn int_of(obj: &Bound<'_, PyAny>, what: &str) -> FResult<i64> {
 }
 
 /// Writes `obj` as a value of node `id`.
-pub fn write(wx: &Wx<'_, '_>, id: u32, obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> FResult<()> {
+pub fn write(
+    wx: &Wx<'_, '_>,
+    id: u32,
+    obj: &Bound<'_, PyAny>,
+    out: &mut Vec<u8>,
+    depth: usize,
+) -> FResult<()> {
     if depth > MAX_DEPTH {
-        return Err(Fail::msg(format!("value nested deeper than {MAX_DEPTH} levels")));
+        return Err(Fail::msg(format!(
+            "value nested deeper than {MAX_DEPTH} levels"
+        )));
     }
     let node = wx.plan.node(id);
     match &node.kind {
@@ -131,7 +144,8 @@ pub fn write(wx: &Wx<'_, '_>, id: u32, obj: &Bound<'_, PyAny>, out: &mut Vec<u8>
                 Logical::None => int_of(obj, "int")?,
                 l => prepare_int(wx, l, obj)?,
             };
-            let v = i32::try_from(v).map_err(|_| Fail::msg(format!("{v} is out of range for int")))?;
+            let v =
+                i32::try_from(v).map_err(|_| Fail::msg(format!("{v} is out of range for int")))?;
             put_long(out, i64::from(v));
         }
         PKind::Long => {
@@ -169,13 +183,18 @@ pub fn write(wx: &Wx<'_, '_>, id: u32, obj: &Bound<'_, PyAny>, out: &mut Vec<u8>
         }
         PKind::Fixed(size) => {
             let b: Vec<u8> = match node.logical {
-                Logical::Decimal { precision, scale } if obj.is_instance(wx.types.decimal.bind(wx.py))? => {
+                Logical::Decimal { precision, scale }
+                    if obj.is_instance(wx.types.decimal.bind(wx.py))? =>
+                {
                     decimal_bytes(obj, precision, scale, Some(*size))?
                 }
                 _ => bytes_like(obj, "fixed")?,
             };
             if b.len() != *size {
-                return Err(Fail::msg(format!("fixed of size {size} given {} bytes", b.len())));
+                return Err(Fail::msg(format!(
+                    "fixed of size {size} given {} bytes",
+                    b.len()
+                )));
             }
             out.extend_from_slice(&b);
         }
@@ -186,11 +205,13 @@ pub fn write(wx: &Wx<'_, '_>, id: u32, obj: &Bound<'_, PyAny>, out: &mut Vec<u8>
                 .and_then(|s| str_of(s).ok().and_then(|s| e.index.get(s).copied()));
             match i {
                 Some(i) => put_long(out, i64::from(i)),
-                None => return Err(Fail::msg(format!(
-                    "{} is not a symbol of the enum {}",
-                    obj.repr().map(|r| r.to_string()).unwrap_or_default(),
-                    node.name
-                ))),
+                None => {
+                    return Err(Fail::msg(format!(
+                        "{} is not a symbol of the enum {}",
+                        obj.repr().map(|r| r.to_string()).unwrap_or_default(),
+                        node.name
+                    )))
+                }
             }
         }
         PKind::Array(items) => {
@@ -211,12 +232,14 @@ pub fn write(wx: &Wx<'_, '_>, id: u32, obj: &Bound<'_, PyAny>, out: &mut Vec<u8>
         }
         PKind::Map(values) => {
             let values = *values;
-            let write_entry = |k: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>, out: &mut Vec<u8>| -> FResult<()> {
-                let ks = k.cast::<PyString>().map_err(|_| mismatch(k, "map key (str)"))?;
-                put_bytes(out, str_bytes(ks)?);
-                write(wx, values, v, out, depth + 1)
-                    .map_err(|e| e.key(&ks.to_string_lossy()))
-            };
+            let write_entry =
+                |k: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>, out: &mut Vec<u8>| -> FResult<()> {
+                    let ks = k
+                        .cast::<PyString>()
+                        .map_err(|_| mismatch(k, "map key (str)"))?;
+                    put_bytes(out, str_bytes(ks)?);
+                    write(wx, values, v, out, depth + 1).map_err(|e| e.key(&ks.to_string_lossy()))
+                };
             if let Ok(d) = obj.cast::<PyDict>() {
                 if !d.is_empty() {
                     put_long(out, d.len() as i64);
@@ -273,7 +296,9 @@ pub fn write(wx: &Wx<'_, '_>, id: u32, obj: &Bound<'_, PyAny>, out: &mut Vec<u8>
                     },
                 };
                 match value {
-                    Some(v) => write(wx, f.node, &v, out, depth + 1).map_err(|e| e.field(&f.name))?,
+                    Some(v) => {
+                        write(wx, f.node, &v, out, depth + 1).map_err(|e| e.field(&f.name))?
+                    }
                     None => {
                         if wx.opts.strict || (wx.opts.strict_allow_default && f.default.is_none()) {
                             return Err(Fail::msg(format!(
@@ -286,7 +311,8 @@ pub fn write(wx: &Wx<'_, '_>, id: u32, obj: &Bound<'_, PyAny>, out: &mut Vec<u8>
                             write(wx, f.node, &wx.py.None().into_bound(wx.py), out, depth + 1)
                                 .map_err(|e| e.field(&f.name))?;
                         } else {
-                            return Err(Fail::msg(format!("no value and no default for {name}")).field(&f.name));
+                            return Err(Fail::msg(format!("no value and no default for {name}"))
+                                .field(&f.name));
                         }
                     }
                 }
@@ -326,9 +352,14 @@ fn float_of(obj: &Bound<'_, PyAny>) -> FResult<f64> {
     if obj.is_instance_of::<PyString>() {
         // fastavro's record writer passes float and double fields through float(), so "NaN"
         // and "1.5" are accepted there.
-        return Ok(obj.py().get_type::<PyFloat>().call1((obj,))?.extract::<f64>()?);
+        return Ok(obj
+            .py()
+            .get_type::<PyFloat>()
+            .call1((obj,))?
+            .extract::<f64>()?);
     }
-    obj.extract::<f64>().map_err(|_| mismatch(obj, "float or double"))
+    obj.extract::<f64>()
+        .map_err(|_| mismatch(obj, "float or double"))
 }
 
 fn bytes_like(obj: &Bound<'_, PyAny>, what: &str) -> FResult<Vec<u8>> {
@@ -351,7 +382,11 @@ fn prepare_int(wx: &Wx<'_, '_>, l: Logical, obj: &Bound<'_, PyAny>) -> FResult<i
                 return Ok(ord - DAYS_SHIFT);
             }
             if obj.is_instance_of::<PyString>() {
-                let d = wx.types.date.bind(py).call_method1("fromisoformat", (obj,))?;
+                let d = wx
+                    .types
+                    .date
+                    .bind(py)
+                    .call_method1("fromisoformat", (obj,))?;
                 let ord: i64 = d.call_method0("toordinal")?.extract()?;
                 return Ok(ord - DAYS_SHIFT);
             }
@@ -392,7 +427,10 @@ fn prepare_long(wx: &Wx<'_, '_>, l: Logical, obj: &Bound<'_, PyAny>) -> FResult<
     if !obj.is_instance(wx.types.datetime.bind(py))? {
         return int_of(obj, "timestamp (long)");
     }
-    let local = matches!(l, Logical::LocalTimestampMillis | Logical::LocalTimestampMicros);
+    let local = matches!(
+        l,
+        Logical::LocalTimestampMillis | Logical::LocalTimestampMicros
+    );
     let aware = !local && !obj.getattr("tzinfo")?.is_none();
     // Days, seconds and microseconds since the epoch: from the fields for naive and local
     // values (a naive datetime is taken as UTC, see the README), by subtraction for aware ones.
@@ -438,7 +476,12 @@ pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 /// A `Decimal` as the two's-complement big-endian bytes of its unscaled value (fastavro's
 /// `prepare_bytes_decimal` / `prepare_fixed_decimal`, with their checks).
-fn decimal_bytes(obj: &Bound<'_, PyAny>, precision: u32, scale: u32, size: Option<usize>) -> FResult<Vec<u8>> {
+fn decimal_bytes(
+    obj: &Bound<'_, PyAny>,
+    precision: u32,
+    scale: u32,
+    size: Option<usize>,
+) -> FResult<Vec<u8>> {
     let t = obj.call_method0("as_tuple")?;
     let sign: i64 = t.get_item(0)?.extract()?;
     let digits: Vec<u8> = t.get_item(1)?.extract()?;
@@ -447,11 +490,15 @@ fn decimal_bytes(obj: &Bound<'_, PyAny>, precision: u32, scale: u32, size: Optio
         .extract()
         .map_err(|_| Fail::msg("a Decimal NaN or infinity cannot be written as a decimal"))?;
     if digits.len() > precision as usize {
-        return Err(Fail::msg("The decimal precision is bigger than allowed by schema"));
+        return Err(Fail::msg(
+            "The decimal precision is bigger than allowed by schema",
+        ));
     }
     let delta = exp + i64::from(scale);
     if delta < 0 {
-        return Err(Fail::msg("Scale provided in schema does not match the decimal"));
+        return Err(Fail::msg(
+            "Scale provided in schema does not match the decimal",
+        ));
     }
     // Digits times 10**delta, in a Python int (any size), then its bytes.
     let py = obj.py();
@@ -476,7 +523,10 @@ fn decimal_bytes(obj: &Bound<'_, PyAny>, precision: u32, scale: u32, size: Optio
     let b = int
         .call_method("to_bytes", (nbytes, "big"), Some(&kwargs))
         .map_err(|_| Fail::msg(format!("the decimal does not fit in fixed({nbytes})")))?;
-    Ok(b.cast::<PyBytes>().map_err(PyErr::from)?.as_bytes().to_vec())
+    Ok(b.cast::<PyBytes>()
+        .map_err(PyErr::from)?
+        .as_bytes()
+        .to_vec())
 }
 
 /// The union branch for `obj` and the value to write there: fastavro's rules.
@@ -490,7 +540,10 @@ fn pick_branch<'py>(
     if let Ok(t) = obj.cast::<PyTuple>() {
         if !wx.opts.disable_tuple_notation {
             if t.len() != 2 {
-                return Err(Fail::msg(format!("a union's (name, value) tuple has {} items", t.len())));
+                return Err(Fail::msg(format!(
+                    "a union's (name, value) tuple has {} items",
+                    t.len()
+                )));
             }
             let name = t.get_item(0)?;
             let value = t.get_item(1)?;
@@ -573,7 +626,9 @@ fn pick_branch<'py>(
 /// type's), without raising: true when it fits.
 pub fn validate(wx: &Wx<'_, '_>, id: u32, obj: &Bound<'_, PyAny>, depth: usize) -> FResult<bool> {
     if depth > MAX_DEPTH {
-        return Err(Fail::msg(format!("value nested deeper than {MAX_DEPTH} levels")));
+        return Err(Fail::msg(format!(
+            "value nested deeper than {MAX_DEPTH} levels"
+        )));
     }
     let py = wx.py;
     let node = wx.plan.node(id);
@@ -588,7 +643,8 @@ pub fn validate(wx: &Wx<'_, '_>, id: u32, obj: &Bound<'_, PyAny>, depth: usize) 
         PKind::Bytes => {
             obj.is_instance_of::<PyBytes>()
                 || obj.is_instance_of::<PyByteArray>()
-                || (matches!(node.logical, Logical::Decimal { .. }) && obj.is_instance(t.decimal.bind(py))?)
+                || (matches!(node.logical, Logical::Decimal { .. })
+                    && obj.is_instance(t.decimal.bind(py))?)
         }
         PKind::Int | PKind::Long => {
             let logical_ok = match node.logical {
@@ -604,7 +660,9 @@ pub fn validate(wx: &Wx<'_, '_>, id: u32, obj: &Bound<'_, PyAny>, depth: usize) 
                 true
             } else if obj.is_instance_of::<PyBool>() {
                 false
-            } else if obj.is_instance_of::<PyInt>() || obj.is_instance(t.numbers_integral.bind(py))? {
+            } else if obj.is_instance_of::<PyInt>()
+                || obj.is_instance(t.numbers_integral.bind(py))?
+            {
                 match obj.extract::<i64>() {
                     Ok(v) => matches!(node.kind, PKind::Long) || i32::try_from(v).is_ok(),
                     Err(_) => false,
@@ -620,8 +678,10 @@ pub fn validate(wx: &Wx<'_, '_>, id: u32, obj: &Bound<'_, PyAny>, depth: usize) 
                     || obj.is_instance(t.numbers_real.bind(py))?)
         }
         PKind::Fixed(size) => {
-            (obj.cast::<PyBytes>().is_ok_and(|b| b.as_bytes().len() == *size))
-                || (matches!(node.logical, Logical::Decimal { .. }) && obj.is_instance(t.decimal.bind(py))?)
+            (obj.cast::<PyBytes>()
+                .is_ok_and(|b| b.as_bytes().len() == *size))
+                || (matches!(node.logical, Logical::Decimal { .. })
+                    && obj.is_instance(t.decimal.bind(py))?)
         }
         PKind::Enum(e) => obj
             .cast::<PyString>()
@@ -716,7 +776,10 @@ pub fn validate(wx: &Wx<'_, '_>, id: u32, obj: &Bound<'_, PyAny>, depth: usize) 
     })
 }
 
-fn get<'py>(obj: &Bound<'py, PyAny>, key: &Bound<'py, PyString>) -> PyResult<Option<Bound<'py, PyAny>>> {
+fn get<'py>(
+    obj: &Bound<'py, PyAny>,
+    key: &Bound<'py, PyString>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
     if let Ok(d) = obj.cast::<PyDict>() {
         return d.get_item(key);
     }
