@@ -215,10 +215,7 @@ impl Reader {
     /// The next block: `(records, count, offset, size)` where `offset` is the block's position
     /// in the file and `size` its stored (compressed) size; None at the end. Records of the
     /// current block not read yet are returned with it.
-    fn next_block<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<Option<BlockTuple<'py>>> {
+    fn next_block<'py>(&self, py: Python<'py>) -> PyResult<Option<BlockTuple<'py>>> {
         let mut st = self.lock()?;
         let cx = Cx::new(py, &self.decoding.plan, self.decoding.opts)?;
         if st.left == 0 && !self.next_block_into(py, &mut st)? {
