@@ -2,12 +2,12 @@
 //! the GIL released while a block decompresses) and the writer.
 
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use avrokit::container::{Codec, ReaderBuilder, Writer, WriterBuilder};
 use avrokit::resolution::ResolvedPlan;
 use avrokit::{Decoder, Limits};
-use pyo3::exceptions::{PyRuntimeError, PyStopIteration, PyValueError};
+use pyo3::exceptions::{PyStopIteration, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
@@ -16,6 +16,7 @@ use crate::plan::Plan;
 use crate::pyio::{as_path, open_input, Input, PyFile};
 use crate::read::{read_root, Cx, ReadOpts, UnicodeErrors};
 use crate::schema::Schema;
+use crate::shared::{Guard, Shared};
 use crate::write::{write, WriteOpts, Wx};
 
 /// How records are turned into Python objects.
@@ -113,7 +114,7 @@ struct State {
 /// a whole block's records as a list.
 #[pyclass(module = "avrokit._avrokit", frozen)]
 pub struct Reader {
-    state: Mutex<State>,
+    state: Shared<State>,
     decoding: Decoding,
     limits: Limits,
     min_size: u64,
@@ -162,7 +163,7 @@ impl Reader {
             writer_schema_json,
             min_size,
             decoding,
-            state: Mutex::new(State {
+            state: Shared::new(State {
                 inner,
                 buf: Vec::new(),
                 pos: 0,
@@ -200,7 +201,7 @@ impl Reader {
     }
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let mut st = self.lock()?;
+        let mut st = self.lock(py)?;
         let cx = Cx::new(py, &self.decoding.plan, self.decoding.opts)?;
         loop {
             if st.left > 0 {
@@ -216,7 +217,7 @@ impl Reader {
     /// in the file and `size` its stored (compressed) size; None at the end. Records of the
     /// current block not read yet are returned with it.
     fn next_block<'py>(&self, py: Python<'py>) -> PyResult<Option<BlockTuple<'py>>> {
-        let mut st = self.lock()?;
+        let mut st = self.lock(py)?;
         let cx = Cx::new(py, &self.decoding.plan, self.decoding.opts)?;
         if st.left == 0 && !self.next_block_into(py, &mut st)? {
             return Ok(None);
@@ -230,10 +231,8 @@ impl Reader {
 }
 
 impl Reader {
-    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, State>> {
-        self.state.try_lock().map_err(|_| {
-            PyRuntimeError::new_err("the reader is in use (by another thread, or re-entered)")
-        })
+    fn lock(&self, py: Python<'_>) -> PyResult<Guard<'_, State>> {
+        self.state.lock(py, "reader")
     }
 
     fn next_record<'py>(&self, cx: &Cx<'_, 'py>, st: &mut State) -> FResult<Bound<'py, PyAny>> {
@@ -538,7 +537,7 @@ macro_rules! with_writer {
 /// block, `close()` (or the end of a `with` block) to finish the file.
 #[pyclass(module = "avrokit._avrokit", frozen)]
 pub struct ContainerWriter {
-    inner: Mutex<Option<AnyWriter>>,
+    inner: Shared<Option<AnyWriter>>,
     plan: Arc<Plan>,
     opts: WriteOpts,
 }
@@ -606,7 +605,7 @@ impl ContainerWriter {
             )
         };
         Ok(ContainerWriter {
-            inner: Mutex::new(Some(w)),
+            inner: Shared::new(Some(w)),
             plan,
             opts,
         })
@@ -617,14 +616,14 @@ impl ContainerWriter {
         let wx = Wx::new(py, &self.plan, self.opts)?;
         let mut out = Vec::with_capacity(128);
         write(&wx, self.plan.root, record, &mut out, 0).map_err(|e| e.into_py(py))?;
-        let mut g = self.lock()?;
+        let mut g = self.lock(py)?;
         let w = g.as_mut().ok_or_else(closed)?;
         with_writer!(w, w => w.append_encoded(&out)).map_err(avro_err)
     }
 
     /// Ends the current block and flushes the file.
     fn flush(&self, py: Python<'_>) -> PyResult<()> {
-        let mut g = self.lock()?;
+        let mut g = self.lock(py)?;
         let w = g.as_mut().ok_or_else(closed)?;
         py.detach(|| with_writer!(w, w => w.flush()))
             .map_err(avro_err)
@@ -632,7 +631,7 @@ impl ContainerWriter {
 
     /// Writes what is pending and finishes the file (the file object is left open).
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        let mut g = self.lock()?;
+        let mut g = self.lock(py)?;
         if let Some(w) = g.take() {
             py.detach(|| with_writer!(w, w => w.finish().map(|_| ())))
                 .map_err(avro_err)?;
@@ -642,10 +641,8 @@ impl ContainerWriter {
 }
 
 impl ContainerWriter {
-    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, Option<AnyWriter>>> {
-        self.inner.try_lock().map_err(|_| {
-            PyRuntimeError::new_err("the writer is in use (by another thread, or re-entered)")
-        })
+    fn lock(&self, py: Python<'_>) -> PyResult<Guard<'_, Option<AnyWriter>>> {
+        self.inner.lock(py, "writer")
     }
 }
 

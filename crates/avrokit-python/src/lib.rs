@@ -14,6 +14,7 @@ mod plan;
 mod pyio;
 mod read;
 mod schema;
+mod shared;
 mod write;
 
 use std::io::{Read, SeekFrom};

@@ -113,3 +113,53 @@ def test_is_avro(tmp_path):
     avrokit.writer(str(p), SCHEMA, records(1))
     assert avrokit.is_avro(str(p)) and fastavro.is_avro(str(p))
     assert not avrokit.is_avro(io.BytesIO(b"nope"))
+
+
+def test_threads_share_a_reader_and_read_files_side_by_side(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    path = tmp_path / "t.avro"
+    avrokit.writer(str(path), SCHEMA, records(20_000), codec="deflate", sync_interval=4000)
+    shared = avrokit.reader(str(path))
+
+    def drain(_):
+        return [r["id"] for r in shared]
+
+    with ThreadPoolExecutor(4) as pool:
+        parts = list(pool.map(drain, range(4)))
+    ids = sorted(i for p in parts for i in p)
+    assert ids == list(range(20_000))
+
+    def whole(_):
+        return sum(1 for _ in avrokit.reader(str(path)))
+
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(whole, range(4))) == [20_000] * 4
+
+
+def test_reentering_a_reader_is_an_error_not_a_deadlock():
+    buf = io.BytesIO()
+    avrokit.writer(buf, SCHEMA, records(10))
+    data = buf.getvalue()
+    holder = {}
+
+    class Sneaky(io.RawIOBase):
+        def __init__(self):
+            self._b = io.BytesIO(data)
+            self.armed = False
+
+        def readable(self):
+            return True
+
+        def read(self, n=-1):
+            if self.armed:
+                self.armed = False
+                next(holder["r"])
+            return self._b.read(n)
+
+    fo = Sneaky()
+    r = avrokit.reader(fo)
+    holder["r"] = r
+    fo.armed = True
+    with pytest.raises((RuntimeError, avrokit.AvroError)):
+        list(r)
