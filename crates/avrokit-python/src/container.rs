@@ -349,6 +349,21 @@ impl<T: Write + Send> Sink for T {}
 trait AppendFile: Read + Write + Seek + Send {}
 impl<T: Read + Write + Seek + Send> AppendFile for T {}
 
+/// The core writer behind a [`ContainerWriter`]: a new file, or one opened for appending.
+enum AnyWriter {
+    New(Writer<Box<dyn Sink>>),
+    Append(Writer<Box<dyn AppendFile>>),
+}
+
+macro_rules! with_writer {
+    ($w:expr, $x:ident => $body:expr) => {
+        match $w {
+            AnyWriter::New($x) => $body,
+            AnyWriter::Append($x) => $body,
+        }
+    };
+}
+
 /// Writes `records` to a container file at `fo` (a path, or a binary file object); appends to
 /// it when `append` is set and the file already holds a header (the file's schema, codec and
 /// sync marker are kept, as fastavro does). Returns the number of records written.
@@ -375,50 +390,7 @@ pub fn write_container(
         strict_allow_default,
         disable_tuple_notation,
     };
-    let path = as_path(fo)?;
-    if append {
-        let file: Box<dyn AppendFile> = match &path {
-            Some(p) => Box::new(
-                std::fs::OpenOptions::new()
-                    .read(true)
-                    .write(true)
-                    .create(true)
-                    .truncate(false)
-                    .open(p)
-                    .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{p}: {e}")))?,
-            ),
-            None => Box::new(PyFile::new(fo.clone().unbind())),
-        };
-        let mut file = file;
-        let end = file
-            .seek(SeekFrom::End(0))
-            .map_err(|e| avro_err(avrokit::Error::from(e)))?;
-        if end > 0 {
-            file.seek(SeekFrom::Start(0))
-                .map_err(|e| avro_err(avrokit::Error::from(e)))?;
-            let w = Writer::append_to(file).map_err(avro_err)?;
-            let plan = Plan::compile(py, w.schema())?;
-            return run_writer(py, w, &plan, records, opts, sync_interval);
-        }
-        let builder = builder(
-            schema,
-            codec,
-            codec_compression_level,
-            sync_interval,
-            metadata,
-            sync_marker,
-        )?;
-        let w = builder.build(file).map_err(avro_err)?;
-        return run_writer(py, w, &schema.plan, records, opts, sync_interval);
-    }
-    let sink: Box<dyn Sink> = match &path {
-        Some(p) => Box::new(
-            std::fs::File::create(p)
-                .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{p}: {e}")))?,
-        ),
-        None => Box::new(PyFile::new(fo.clone().unbind())),
-    };
-    let builder = builder(
+    let b = builder(
         schema,
         codec,
         codec_compression_level,
@@ -426,8 +398,52 @@ pub fn write_container(
         metadata,
         sync_marker,
     )?;
-    let w = builder.build(sink).map_err(avro_err)?;
-    run_writer(py, w, &schema.plan, records, opts, sync_interval)
+    let (w, plan) = open_writer(py, fo, schema, b, append)?;
+    with_writer!(w, w => run_writer(py, w, &plan, records, opts, sync_interval))
+}
+
+/// Opens the container writer for `fo` (a path or a binary file object). With `append`, a
+/// file that already holds a header is continued with its own schema, codec and sync marker
+/// (the plan returned is then compiled from the file's schema).
+fn open_writer(
+    py: Python<'_>,
+    fo: &Bound<'_, PyAny>,
+    schema: &Schema,
+    builder: WriterBuilder,
+    append: bool,
+) -> PyResult<(AnyWriter, Arc<Plan>)> {
+    let path = as_path(fo)?;
+    let os_err =
+        |p: &str, e: std::io::Error| pyo3::exceptions::PyOSError::new_err(format!("{p}: {e}"));
+    if !append {
+        let sink: Box<dyn Sink> = match &path {
+            Some(p) => Box::new(std::fs::File::create(p).map_err(|e| os_err(p, e))?),
+            None => Box::new(PyFile::new(fo.clone().unbind())),
+        };
+        let w = builder.build(sink).map_err(avro_err)?;
+        return Ok((AnyWriter::New(w), schema.plan.clone()));
+    }
+    let mut file: Box<dyn AppendFile> = match &path {
+        Some(p) => Box::new(
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(p)
+                .map_err(|e| os_err(p, e))?,
+        ),
+        None => Box::new(PyFile::new(fo.clone().unbind())),
+    };
+    let io = |e: std::io::Error| avro_err(avrokit::Error::from(e));
+    if file.seek(SeekFrom::End(0)).map_err(io)? == 0 {
+        let w = builder.build(file).map_err(avro_err)?;
+        return Ok((AnyWriter::Append(w), schema.plan.clone()));
+    }
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    let w = Writer::append_to(file).map_err(avro_err)?;
+    let plan = Arc::new(Plan::compile(py, w.schema())?);
+    Ok((AnyWriter::Append(w), plan))
 }
 
 fn builder(
@@ -518,21 +534,6 @@ fn run_writer<W: Write + Send>(
     Ok(n)
 }
 
-/// The core writer behind a [`ContainerWriter`]: a new file, or one opened for appending.
-enum AnyWriter {
-    New(Writer<Box<dyn Sink>>),
-    Append(Writer<Box<dyn AppendFile>>),
-}
-
-macro_rules! with_writer {
-    ($w:expr, $x:ident => $body:expr) => {
-        match $w {
-            AnyWriter::New($x) => $body,
-            AnyWriter::Append($x) => $body,
-        }
-    };
-}
-
 /// fastavro's incremental `Writer`: `write(record)` one at a time, `flush()` to end the current
 /// block, `close()` (or the end of a `with` block) to finish the file.
 #[pyclass(module = "avrokit._avrokit", frozen)]
@@ -574,36 +575,7 @@ impl ContainerWriter {
             metadata,
             sync_marker,
         )?;
-        let (w, plan) = if append {
-            let mut file: Box<dyn AppendFile> = Box::new(PyFile::new(fo.clone().unbind()));
-            let end = file
-                .seek(SeekFrom::End(0))
-                .map_err(|e| avro_err(avrokit::Error::from(e)))?;
-            if end > 0 {
-                file.seek(SeekFrom::Start(0))
-                    .map_err(|e| avro_err(avrokit::Error::from(e)))?;
-                let w = Writer::append_to(file).map_err(avro_err)?;
-                let plan = Arc::new(Plan::compile(py, w.schema())?);
-                (AnyWriter::Append(w), plan)
-            } else {
-                (
-                    AnyWriter::Append(b.build(file).map_err(avro_err)?),
-                    schema.plan.clone(),
-                )
-            }
-        } else {
-            let sink: Box<dyn Sink> = match as_path(fo)? {
-                Some(p) => Box::new(
-                    std::fs::File::create(&p)
-                        .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{p}: {e}")))?,
-                ),
-                None => Box::new(PyFile::new(fo.clone().unbind())),
-            };
-            (
-                AnyWriter::New(b.build(sink).map_err(avro_err)?),
-                schema.plan.clone(),
-            )
-        };
+        let (w, plan) = open_writer(py, fo, schema, b, append)?;
         Ok(ContainerWriter {
             inner: Shared::new(Some(w)),
             plan,
