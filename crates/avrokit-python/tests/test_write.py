@@ -231,3 +231,22 @@ def test_incremental_writer():
         w2.write({"k": 10})
     buf.seek(0)
     assert [r["k"] for r in fastavro.reader(buf)] == list(range(11))
+
+
+JSON_SCHEMA = {"type": "record", "name": "J", "namespace": "t", "fields": [
+    {"name": "i", "type": "int"}, {"name": "s", "type": "string"}, {"name": "by", "type": "bytes"},
+    {"name": "u", "type": ["null", "string", "long"]}, {"name": "a", "type": {"type": "array", "items": "double"}},
+    {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}}]}
+JSON_RECORDS = [{"i": i, "s": f"s{i}é", "by": bytes([i, 255 - i]), "u": [None, "x", 2**40][i % 3],
+                 "a": [0.5 * i], "e": "AB"[i % 2]} for i in range(20)]
+
+
+def test_json_writer_and_reader_agree_with_fastavro():
+    out = io.StringIO()
+    avrokit.json_writer(out, JSON_SCHEMA, JSON_RECORDS)
+    text = out.getvalue()
+    assert len(text.splitlines()) == len(JSON_RECORDS)
+    same(list(fastavro.json_reader(io.StringIO(text), fastavro.parse_schema(JSON_SCHEMA))), JSON_RECORDS)
+    theirs = io.StringIO()
+    fastavro.json_writer(theirs, fastavro.parse_schema(JSON_SCHEMA), JSON_RECORDS)
+    same(list(avrokit.json_reader(io.StringIO(theirs.getvalue()), JSON_SCHEMA)), JSON_RECORDS)
