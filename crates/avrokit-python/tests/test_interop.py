@@ -103,3 +103,18 @@ def test_resolution_matches_the_expected_json(case):
     got = [json.loads(avrokit._avrokit.json_encode(compiled, rec))
            for rec in avrokit.reader(str(case / "input.avro"), reader_schema, return_named_type=True)]
     assert [normalize(g) for g in got] == [normalize(e) for e in expected]
+
+
+@pytest.mark.parametrize("path", FILES[::7], ids=ids(FILES[::7]))
+def test_block_reader_gives_the_files_blocks(path):
+    meta_path = path.with_suffix("").with_suffix(".meta.json")
+    if not meta_path.exists():
+        pytest.skip("no metadata")
+    meta = json.loads(meta_path.read_text())
+    blocks = list(avrokit.block_reader(str(path)))
+    counts = [b.num_records for b in blocks]
+    if "block_counts" in meta:
+        assert counts == meta["block_counts"]
+    offsets = [b.offset for b in blocks]
+    assert offsets == sorted(offsets)
+    same([r for b in blocks for r in b], list(avrokit.reader(str(path))))
