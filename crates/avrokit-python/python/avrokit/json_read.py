@@ -1,0 +1,3 @@
+"""fastavro.json_read's names."""
+
+from . import json_reader  # noqa: F401

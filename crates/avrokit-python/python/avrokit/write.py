@@ -1,0 +1,3 @@
+"""fastavro.write's names (``from avrokit.write import Writer, writer``)."""
+
+from . import Writer, schemaless_writer, writer  # noqa: F401
