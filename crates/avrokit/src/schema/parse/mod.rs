@@ -205,6 +205,9 @@ fn check_written_depth(nodes: &[Node], root: NodeId, expanded: &mut [bool]) -> R
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
+    use super::attrs::{brief, max_decimal_digits, primitive, primitive_slot};
     use super::*;
 
     #[test]
