@@ -14,127 +14,78 @@ use crate::serde::logical::Logical;
 
 /// Serializers of compound values.
 pub(crate) enum Compound<'a, S: Sink> {
-    Array(BlockSer<'a, S>),
-    Map(BlockSer<'a, S>),
+    Array(ArraySer<'a, S>),
+    Map(MapSer<'a, S>),
     Record(RecordSer<'a, S>),
     Bytes(BytesSer<'a, S>),
 }
 
-/// What a [`Length`] counts, for its error messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Items {
-    Seq,
-    Map,
-    Bytes,
-    Fixed,
-}
-
-/// The items of an array, map or byte sequence, counted against the length written before
-/// them (`announced`), or only counted when none was: those items are buffered, and their
-/// count written at the end.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Length {
-    announced: Option<usize>,
-    count: usize,
-    of: Items,
-}
-
-impl Length {
-    /// `n` items, announced before them.
-    #[inline]
-    pub(super) fn announced(n: usize, of: Items) -> Length {
-        Length {
-            announced: Some(n),
-            count: 0,
-            of,
-        }
-    }
-
-    /// Items of a length not known yet.
-    #[inline]
-    pub(super) fn unknown(of: Items) -> Length {
-        Length {
-            announced: None,
-            count: 0,
-            of,
-        }
-    }
-
-    /// Counts one more item and returns its index.
-    ///
-    /// # Errors
-    /// When it is one more than announced.
-    #[inline(always)]
-    fn next(&mut self) -> Result<usize> {
-        let i = self.count;
-        self.count += 1;
-        match self.announced {
-            Some(n) if i >= n => Err(self.too_many(n)),
-            _ => Ok(i),
-        }
-    }
-
-    /// Checks, at the end, that as many items came as were announced.
-    #[inline]
-    fn check_end(&self) -> Result<()> {
-        match self.announced {
-            Some(n) if n != self.count => Err(self.too_few(n)),
-            _ => Ok(()),
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn too_many(&self, n: usize) -> Error {
-        Error::data(match self.of {
-            Items::Seq => format!("the sequence has more items than the {n} it announced"),
-            Items::Map => format!("the map has more entries than the {n} it announced"),
-            Items::Bytes | Items::Fixed => format!("{n} bytes announced, more written"),
-        })
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn too_few(&self, n: usize) -> Error {
-        let count = self.count;
-        Error::data(match self.of {
-            Items::Seq => format!("the sequence announced {n} items and had {count}"),
-            Items::Map => format!("the map announced {n} entries and had {count}"),
-            Items::Bytes => format!("{n} bytes announced, {count} written"),
-            Items::Fixed => format!("fixed({n}) needs {n} bytes, the value has {count}"),
-        })
-    }
-}
-
-/// An array or a map, written in one block: after the count announced up front, the items
-/// (map entries: key, then value) go straight through; with no length announced they are
-/// buffered, and the count and the buffer written at the end. Arrays and maps are framed alike.
-pub(crate) struct BlockSer<'a, S: Sink> {
+pub(crate) struct ArraySer<'a, S: Sink> {
     pub(super) st: &'a mut State<S>,
     pub(super) plan: &'a PlanInner,
-    /// The node of the items (array) or values (map).
     pub(super) item: &'a SNode,
-    pub(super) len: Length,
-    /// The items of a collection of unknown length.
+    pub(super) expected: usize,
+    pub(super) count: usize,
+    /// Items of an array of unknown length, counted and written at the end.
     pub(super) buf: Option<Box<State<Vec<u8>>>>,
 }
 
-impl<S: Sink> BlockSer<'_, S> {
-    /// Writes an array item.
+impl<S: Sink> ArraySer<'_, S> {
     #[inline(always)]
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        let i = self.len.next()?;
-        if self.buf.is_none() {
-            self.st.enc.start_item()?;
-        }
-        self.item(value).map_err(|e| e.in_index(i as u64))
+        let i = self.count;
+        self.count += 1;
+        let r = match &mut self.buf {
+            None => {
+                if i >= self.expected {
+                    return Err(Error::data(format!(
+                        "the sequence has more items than the {} it announced",
+                        self.expected
+                    )));
+                }
+                self.st.enc.start_item()?;
+                value.serialize(NodeSer {
+                    st: self.st,
+                    plan: self.plan,
+                    node: self.item,
+                })
+            }
+            Some(b) => value.serialize(NodeSer {
+                st: b,
+                plan: self.plan,
+                node: self.item,
+            }),
+        };
+        r.map_err(|e| e.in_index(i as u64))
     }
 
-    /// Writes a map entry's key.
+    fn end(self) -> Result<()> {
+        end_block(self.st, self.buf, self.count, self.expected, |n, c| {
+            Error::data(format!("the sequence announced {n} items and had {c}"))
+        })
+    }
+}
+
+pub(crate) struct MapSer<'a, S: Sink> {
+    pub(super) st: &'a mut State<S>,
+    pub(super) plan: &'a PlanInner,
+    pub(super) values: &'a SNode,
+    pub(super) expected: usize,
+    pub(super) count: usize,
+    pub(super) buf: Option<Box<State<Vec<u8>>>>,
+}
+
+impl<S: Sink> MapSer<'_, S> {
     fn key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
-        self.len.next()?;
+        self.count += 1;
         match &mut self.buf {
             None => {
+                if self.count > self.expected {
+                    return Err(Error::data(format!(
+                        "the map has more entries than the {} it announced",
+                        self.expected
+                    )));
+                }
                 self.st.enc.start_item()?;
                 key.serialize(KeySer {
                     enc: &mut self.st.enc,
@@ -144,56 +95,71 @@ impl<S: Sink> BlockSer<'_, S> {
         }
     }
 
-    /// Writes a map entry's value.
     fn value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        let i = self.len.count.saturating_sub(1);
-        self.item(value).map_err(|e| e.in_index(i as u64))
+        let r = match &mut self.buf {
+            None => value.serialize(NodeSer {
+                st: self.st,
+                plan: self.plan,
+                node: self.values,
+            }),
+            Some(b) => value.serialize(NodeSer {
+                st: b,
+                plan: self.plan,
+                node: self.values,
+            }),
+        };
+        r.map_err(|e| e.in_index(self.count.saturating_sub(1) as u64))
     }
 
-    /// Writes a map entry whose key is a field name.
     fn field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<()> {
         self.key(name)?;
         self.value(value).map_err(|e| e.in_key(name))
     }
 
-    /// Writes an item (a map's value) where the items go.
-    #[inline(always)]
-    fn item<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        match &mut self.buf {
-            None => value.serialize(NodeSer {
-                st: self.st,
-                plan: self.plan,
-                node: self.item,
-            }),
-            Some(b) => value.serialize(NodeSer {
-                st: b,
-                plan: self.plan,
-                node: self.item,
-            }),
-        }
-    }
-
     fn end(self) -> Result<()> {
-        match self.buf {
-            None => {
-                self.len.check_end()?;
-                self.st.enc.write_array_end()?;
-            }
-            Some(b) => {
-                let buf = self.st.join(*b);
-                let count = self.len.count;
-                self.st.enc.write_array_start(count)?;
-                if count > 0 {
-                    self.st.enc.start_item()?;
-                    self.st.enc.write_raw(&buf)?;
-                }
-                self.st.enc.write_array_end()?;
-                self.st.recycle(buf);
-            }
-        }
-        self.st.leave();
-        Ok(())
+        end_block(self.st, self.buf, self.count, self.expected, |n, c| {
+            Error::data(format!("the map announced {n} entries and had {c}"))
+        })
     }
+}
+
+/// Ends an array or a map: checks that the `count` items are the `expected` ones announced
+/// up front, or writes those buffered in `buf` (no length announced) as one block.
+#[inline]
+fn end_block<S: Sink>(
+    st: &mut State<S>,
+    buf: Option<Box<State<Vec<u8>>>>,
+    count: usize,
+    expected: usize,
+    too_few: fn(usize, usize) -> Error,
+) -> Result<()> {
+    match buf {
+        None => {
+            if count != expected {
+                return Err(too_few(expected, count));
+            }
+            // Arrays and maps end alike.
+            st.enc.write_array_end()?;
+        }
+        Some(b) => write_buffered(st, *b, count)?,
+    }
+    st.leave();
+    Ok(())
+}
+
+/// Writes an array or a map whose length was not known up front: its `count` items, buffered in
+/// `sub`, as one block. Arrays and maps are framed alike.
+#[inline(never)]
+fn write_buffered<S: Sink>(st: &mut State<S>, sub: State<Vec<u8>>, count: usize) -> Result<()> {
+    let buf = st.join(sub);
+    st.enc.write_array_start(count)?;
+    if count > 0 {
+        st.enc.start_item()?;
+        st.enc.write_raw(&buf)?;
+    }
+    st.enc.write_array_end()?;
+    st.recycle(buf);
+    Ok(())
 }
 
 /// A record. Fields that come in schema order are written straight through; a field that comes
@@ -308,7 +274,8 @@ impl<S: Sink> RecordSer<'_, S> {
 /// Bytes written as a sequence of `u8` (a `Vec<u8>` without `serde_bytes`, a `[u8; N]`).
 pub(crate) struct BytesSer<'a, S: Sink> {
     pub(super) st: &'a mut State<S>,
-    pub(super) len: Length,
+    pub(super) expected: usize,
+    pub(super) count: usize,
     /// Bytes of a sequence of unknown length, or of one written to a node with a logical type.
     pub(super) buf: Option<Vec<u8>>,
     /// The node written: `bytes`, a `fixed`, or one with a logical type (then the elements are
@@ -320,11 +287,18 @@ pub(crate) struct BytesSer<'a, S: Sink> {
 impl<S: Sink> BytesSer<'_, S> {
     #[inline(always)]
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        self.count += 1;
         match &mut self.buf {
             None => {
                 let b = value.serialize(ByteSer)?;
-                self.len.next()?;
-                self.st.enc.sink_mut().write_byte(b)
+                if self.count <= self.expected {
+                    self.st.enc.sink_mut().write_byte(b)
+                } else {
+                    Err(Error::data(format!(
+                        "{} bytes announced, more written",
+                        self.expected
+                    )))
+                }
             }
             Some(buf) => match self.node {
                 SNode::Logical(l) if matches!(**l, Logical::Temporal(_)) => {
@@ -350,7 +324,15 @@ impl<S: Sink> BytesSer<'_, S> {
                 self.st.recycle(buf);
                 r
             }
-            None => self.len.check_end(),
+            None if self.count == self.expected => Ok(()),
+            None if !matches!(self.node, SNode::Bytes) => Err(Error::data(format!(
+                "fixed({}) needs {} bytes, the value has {}",
+                self.expected, self.expected, self.count
+            ))),
+            None => Err(Error::data(format!(
+                "{} bytes announced, {} written",
+                self.expected, self.count
+            ))),
         }
     }
 }

@@ -4,7 +4,7 @@ use std::mem;
 
 use ::serde::ser::{self, Serialize};
 
-use super::compound::{BlockSer, BytesSer, Compound, Items, Length, RecordSer};
+use super::compound::{ArraySer, BytesSer, Compound, MapSer, RecordSer};
 use super::plan::{
     mismatch, no_branch, out_of_range, Kind, PlanInner, SEnum, SNode, SRecord, SUnion,
 };
@@ -104,7 +104,8 @@ impl<'a, S: Sink> NodeSer<'a, S> {
         let buf = self.st.pool.pop().unwrap_or_default();
         Ok(Compound::Bytes(BytesSer {
             st: self.st,
-            len: Length::unknown(Items::Bytes),
+            expected: 0,
+            count: 0,
             buf: Some(buf),
             node: self.node,
         }))
@@ -244,21 +245,23 @@ impl<'a, S: Sink> NodeSer<'a, S> {
                 if width > 0 {
                     self.st.enc.sink_mut().reserve(n.saturating_mul(width));
                 }
-                Ok(Compound::Array(BlockSer {
+                Ok(Compound::Array(ArraySer {
                     st: self.st,
                     plan: self.plan,
                     item,
-                    len: Length::announced(n, Items::Seq),
+                    expected: n,
+                    count: 0,
                     buf: None,
                 }))
             }
             None => {
                 let sub = self.st.sub();
-                Ok(Compound::Array(BlockSer {
+                Ok(Compound::Array(ArraySer {
                     st: self.st,
                     plan: self.plan,
                     item,
-                    len: Length::unknown(Items::Seq),
+                    expected: 0,
+                    count: 0,
                     buf: Some(Box::new(sub)),
                 }))
             }
@@ -268,18 +271,19 @@ impl<'a, S: Sink> NodeSer<'a, S> {
     fn map(self, values: u32, len: Option<usize>) -> Result<Compound<'a, S>> {
         self.st.enter()?;
         let values = &self.plan.nodes[values as usize];
-        let (len, buf) = match len {
+        let buf = match len {
             Some(n) => {
                 self.st.enc.write_map_start(n)?;
-                (Length::announced(n, Items::Map), None)
+                None
             }
-            None => (Length::unknown(Items::Map), Some(Box::new(self.st.sub()))),
+            None => Some(Box::new(self.st.sub())),
         };
-        Ok(Compound::Map(BlockSer {
+        Ok(Compound::Map(MapSer {
             st: self.st,
             plan: self.plan,
-            item: values,
-            len,
+            values,
+            expected: len.unwrap_or(0),
+            count: 0,
             buf,
         }))
     }
@@ -291,7 +295,8 @@ impl<'a, S: Sink> NodeSer<'a, S> {
             ))),
             (Some(size), _) => Ok(Compound::Bytes(BytesSer {
                 st: self.st,
-                len: Length::announced(size, Items::Fixed),
+                expected: size,
+                count: 0,
                 buf: None,
                 node: self.node,
             })),
@@ -300,7 +305,8 @@ impl<'a, S: Sink> NodeSer<'a, S> {
                 self.st.enc.sink_mut().reserve(n);
                 Ok(Compound::Bytes(BytesSer {
                     st: self.st,
-                    len: Length::announced(n, Items::Bytes),
+                    expected: n,
+                    count: 0,
                     buf: None,
                     node: self.node,
                 }))
@@ -309,7 +315,8 @@ impl<'a, S: Sink> NodeSer<'a, S> {
                 let buf = self.st.pool.pop().unwrap_or_default();
                 Ok(Compound::Bytes(BytesSer {
                     st: self.st,
-                    len: Length::unknown(Items::Bytes),
+                    expected: 0,
+                    count: 0,
                     buf: Some(buf),
                     node: self.node,
                 }))
