@@ -58,7 +58,9 @@ impl Rng {
     }
     fn text(&mut self, max: u64) -> String {
         let n = self.below(max + 1);
-        (0..n).map(|_| (b'a' + self.below(26) as u8) as char).collect()
+        (0..n)
+            .map(|_| (b'a' + self.below(26) as u8) as char)
+            .collect()
     }
 }
 
@@ -78,9 +80,20 @@ fn mixed(r: &mut Rng) -> Value {
         } else {
             Value::Union(1, Box::new(Value::String(r.text(20))))
         },
-        Value::Array((0..r.below(6)).map(|_| Value::Long(r.below(1 << 20) as i64)).collect()),
-        Value::Map((0..r.below(4)).map(|k| (format!("k{k}"), Value::Int(r.below(100) as i32))).collect()),
-        Value::Record(vec![Value::Long(r.next() as i64 >> 40), Value::String(r.text(12))]),
+        Value::Array(
+            (0..r.below(6))
+                .map(|_| Value::Long(r.below(1 << 20) as i64))
+                .collect(),
+        ),
+        Value::Map(
+            (0..r.below(4))
+                .map(|k| (format!("k{k}"), Value::Int(r.below(100) as i32)))
+                .collect(),
+        ),
+        Value::Record(vec![
+            Value::Long(r.next() as i64 >> 40),
+            Value::String(r.text(12)),
+        ]),
     ])
 }
 
@@ -91,7 +104,13 @@ fn big(_: &mut Rng) -> Value {
         Value::Int(10),
         s("000000000"),
         s("0000"),
-        Value::Record(vec![s("street"), s("city"), s("state_prov"), s("country"), s("zip")]),
+        Value::Record(vec![
+            s("street"),
+            s("city"),
+            s("state_prov"),
+            s("country"),
+            s("zip"),
+        ]),
     ])
 }
 
@@ -107,7 +126,10 @@ fn strings(r: &mut Rng) -> Value {
 
 fn file(schema: &Schema, n: usize, codec: Codec, gen: fn(&mut Rng) -> Value) -> Vec<u8> {
     let mut rng = Rng(0x9E3779B97F4A7C15);
-    let mut w = WriterBuilder::new(schema).with_codec(codec).build(Vec::new()).unwrap();
+    let mut w = WriterBuilder::new(schema)
+        .with_codec(codec)
+        .build(Vec::new())
+        .unwrap();
     for _ in 0..n {
         w.append(&gen(&mut rng)).unwrap();
     }
@@ -119,7 +141,8 @@ fn datum_bytes(file: &[u8]) -> u64 {
     let mut n = 0;
     let mut buf = Vec::new();
     while let Some(b) = r.next_raw_block().unwrap() {
-        b.decompress_into(&mut buf, &avrokit::Limits::default()).unwrap();
+        b.decompress_into(&mut buf, &avrokit::Limits::default())
+            .unwrap();
         n += buf.len() as u64;
     }
     n
@@ -157,7 +180,10 @@ fn theirs(file: &[u8]) -> Vec<RecordBatch> {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
     let records = args.first().copied().unwrap_or(200_000);
     let runs = args.get(1).copied().unwrap_or(7);
     let threads = args.get(2).copied().unwrap_or(2);
@@ -201,8 +227,8 @@ fn main() {
                 let theirs_batches = theirs(&f);
                 let tschema = theirs_batches[0].schema();
                 let e2 = median(runs, || {
-                    let mut w =
-                        arrow_avro::writer::AvroWriter::new(Vec::new(), (*tschema).clone()).unwrap();
+                    let mut w = arrow_avro::writer::AvroWriter::new(Vec::new(), (*tschema).clone())
+                        .unwrap();
                     theirs_batches.iter().for_each(|b| w.write(b).unwrap());
                     w.finish().unwrap();
                     black_box(w.into_inner());
@@ -211,7 +237,10 @@ fn main() {
             }
         }
     }
-    println!("\n{:<22} {:>10} {:>10} {:>9} {:>9}", "encode (null)", "ours", "arrow-avro", "ratio", "MB/s");
+    println!(
+        "\n{:<22} {:>10} {:>10} {:>9} {:>9}",
+        "encode (null)", "ours", "arrow-avro", "ratio", "MB/s"
+    );
     for (name, a, b, bytes) in enc_rows {
         println!(
             "{:<22} {:>9.2}ms {:>9.2}ms {:>8.2}x {:>9.0}",

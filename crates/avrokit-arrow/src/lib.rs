@@ -21,9 +21,7 @@ mod projection;
 mod reader;
 
 pub use decode::VALUE_COLUMN;
+pub use encode::{avro_schema_for, derive_avro_schema, BatchEncoder, Writer, ROOT_RECORD_NAME};
 pub use error::{Error, ErrorKind, Result};
 pub use mapping::{AVRO_SCHEMA_KEY, UTC};
 pub use reader::{DatumDecoder, Reader, ReaderBuilder, DEFAULT_BATCH_SIZE};
-pub use encode::{
-    avro_schema_for, derive_avro_schema, BatchEncoder, Writer, ROOT_RECORD_NAME,
-};

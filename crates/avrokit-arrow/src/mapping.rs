@@ -82,6 +82,8 @@ impl<'a> Mapper<'a> {
                 .variants
                 .iter()
                 .any(|v| matches!(self.schema.node(*v).kind, NodeKind::Null)),
+            // Arrow checks a null column against its parent's nullability; top-level columns
+            // are made non-nullable again, as arrow-avro has them.
             NodeKind::Null => true,
             _ => false,
         };
@@ -143,9 +145,7 @@ impl<'a> Mapper<'a> {
             NodeKind::Enum(_) => {
                 DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
             }
-            NodeKind::Array(a) => {
-                DataType::List(Arc::new(self.field(LIST_ITEM, a.items)?))
-            }
+            NodeKind::Array(a) => DataType::List(Arc::new(self.field(LIST_ITEM, a.items)?)),
             NodeKind::Map(m) => {
                 let value = self.field("value", m.values)?;
                 let key = Field::new("key", DataType::Utf8, false);

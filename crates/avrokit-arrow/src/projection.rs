@@ -36,11 +36,10 @@ pub(crate) fn project(schema: &Schema, paths: &[String]) -> Result<Schema> {
             let NodeKind::Record(r) = &schema.node(rec).kind else {
                 unreachable!("record_below returns records")
             };
-            let f = r
-                .fields
-                .iter()
-                .find(|f| f.name == *seg)
-                .ok_or_else(|| Error::mismatch(format!("no column {path:?}: no field {seg:?}")))?;
+            let f =
+                r.fields.iter().find(|f| f.name == *seg).ok_or_else(|| {
+                    Error::mismatch(format!("no column {path:?}: no field {seg:?}"))
+                })?;
             selected.entry(rec).or_default().insert(f.name.clone());
             at = f.schema;
             if i + 1 == segments.len() {

@@ -370,7 +370,10 @@ impl<'a, R: Read> Reader<'a, R> {
             if let Some(b) = self.ready.pop_front() {
                 return Ok(Some(b));
             }
-            let pool = self.pool.as_mut().ok_or_else(|| Error::new(ErrorKind::Io, "no pool"))?;
+            let pool = self
+                .pool
+                .as_mut()
+                .ok_or_else(|| Error::new(ErrorKind::Io, "no pool"))?;
             // Keep every worker busy, with a bounded number of jobs in flight.
             while !self.done && pool.sent - pool.next < (self.threads * 2) as u64 {
                 let mut blocks = Vec::new();
@@ -398,7 +401,10 @@ impl<'a, R: Read> Reader<'a, R> {
                 if blocks.is_empty() {
                     break;
                 }
-                let tx = pool.jobs.as_ref().ok_or_else(|| Error::new(ErrorKind::Io, "no pool"))?;
+                let tx = pool
+                    .jobs
+                    .as_ref()
+                    .ok_or_else(|| Error::new(ErrorKind::Io, "no pool"))?;
                 tx.send((pool.sent, blocks))
                     .map_err(|_| Error::new(ErrorKind::Io, "a decoding thread stopped"))?;
                 pool.sent += 1;
@@ -630,7 +636,9 @@ impl DatumDecoder {
             Some(p) => p.clone(),
             None => {
                 let writer = store.get(fp).ok_or_else(|| {
-                    Error::mismatch(format!("no schema with fingerprint {fp:#018x} in the store"))
+                    Error::mismatch(format!(
+                        "no schema with fingerprint {fp:#018x} in the store"
+                    ))
                 })?;
                 let p = self.target.program(writer)?;
                 self.by_fingerprint.insert(fp, p.clone());
@@ -654,8 +662,8 @@ impl DatumDecoder {
         let program = match self.by_id.get(&id) {
             Some(p) => p.clone(),
             None => {
-                let writer = lookup(id)
-                    .ok_or_else(|| Error::mismatch(format!("no schema for id {id}")))?;
+                let writer =
+                    lookup(id).ok_or_else(|| Error::mismatch(format!("no schema for id {id}")))?;
                 let p = self.target.program(&writer)?;
                 self.by_id.insert(id, p.clone());
                 p

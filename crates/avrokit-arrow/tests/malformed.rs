@@ -7,7 +7,9 @@ use avrokit_arrow::ReaderBuilder;
 use common::*;
 
 fn read(data: &[u8], threads: usize) -> Result<usize, avrokit_arrow::Error> {
-    let r = ReaderBuilder::new().with_threads(threads).build_slice(data)?;
+    let r = ReaderBuilder::new()
+        .with_threads(threads)
+        .build_slice(data)?;
     let mut rows = 0;
     for b in r {
         rows += b?.num_rows();
@@ -58,11 +60,15 @@ fn lying_counts_and_lengths_are_errors() {
     )
     .unwrap();
     let cases: &[&[u8]] = &[
-        &[0xfe, 0xff, 0xff, 0xff, 0x0f],       // an array of 2^31 items in 5 bytes
+        &[0xfe, 0xff, 0xff, 0xff, 0x0f], // an array of 2^31 items in 5 bytes
         &[0x00, 0xfe, 0xff, 0xff, 0xff, 0x0f], // a string of 2^31 bytes
-        &[0x00, 0x01],                         // a negative string length
-        &[0x00, 0x00, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f], // map count
-        &[0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01], // varint
+        &[0x00, 0x01],                   // a negative string length
+        &[
+            0x00, 0x00, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,
+        ], // map count
+        &[
+            0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+        ], // varint
     ];
     for bytes in cases {
         let mut dec = ReaderBuilder::new().build_decoder(&schema).unwrap();

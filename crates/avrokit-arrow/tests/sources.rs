@@ -30,7 +30,10 @@ fn record(i: i64) -> Value {
             Value::Union(1, Box::new(Value::String(format!("n{i}"))))
         },
         Value::Array((0..i % 4).map(|k| Value::String(format!("t{k}"))).collect()),
-        Value::Record(vec![Value::Int(i as i32 * 2), Value::String("x".repeat(i as usize % 5))]),
+        Value::Record(vec![
+            Value::Int(i as i32 * 2),
+            Value::String("x".repeat(i as usize % 5)),
+        ]),
     ])
 }
 
@@ -47,7 +50,11 @@ fn file(n: i64, codec: Codec, block: u64) -> Vec<u8> {
 }
 
 fn all(b: ReaderBuilder, data: &[u8]) -> RecordBatch {
-    let batches: Vec<_> = b.build_slice(data).unwrap().collect::<Result<_, _>>().unwrap();
+    let batches: Vec<_> = b
+        .build_slice(data)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
     concat(&batches).unwrap()
 }
 
@@ -66,7 +73,12 @@ fn threads_give_the_same_batches_in_order() {
         let one = all(ReaderBuilder::new().with_batch_size(300), &data);
         assert_eq!(one.num_rows(), 5000);
         for threads in [2, 3, 8] {
-            let many = all(ReaderBuilder::new().with_batch_size(300).with_threads(threads), &data);
+            let many = all(
+                ReaderBuilder::new()
+                    .with_batch_size(300)
+                    .with_threads(threads),
+                &data,
+            );
             same(&one, &many);
         }
     }
@@ -75,10 +87,17 @@ fn threads_give_the_same_batches_in_order() {
 #[test]
 fn batch_sizes_are_respected() {
     let data = file(1000, Codec::Null, 64);
-    let r = ReaderBuilder::new().with_batch_size(100).build_slice(&data).unwrap();
+    let r = ReaderBuilder::new()
+        .with_batch_size(100)
+        .build_slice(&data)
+        .unwrap();
     let sizes: Vec<usize> = r.map(|b| b.unwrap().num_rows()).collect();
     assert_eq!(sizes, vec![100; 10]);
-    let r = ReaderBuilder::new().with_batch_size(100).with_threads(2).build_slice(&data).unwrap();
+    let r = ReaderBuilder::new()
+        .with_batch_size(100)
+        .with_threads(2)
+        .build_slice(&data)
+        .unwrap();
     assert!(r.map(|b| b.unwrap().num_rows()).all(|n| n <= 100 && n > 0));
 }
 
@@ -106,18 +125,33 @@ fn splits_cover_every_record_once() {
 fn projection_selects_nested_columns() {
     let data = file(200, Codec::Null, 30);
     let whole = all(ReaderBuilder::new(), &data);
-    let p = all(ReaderBuilder::new().with_projection(["inner.b", "id"]), &data);
+    let p = all(
+        ReaderBuilder::new().with_projection(["inner.b", "id"]),
+        &data,
+    );
     assert_eq!(p.num_columns(), 2);
     assert_eq!(p.schema().field(0).name(), "id");
     same(
         &RecordBatch::try_from_iter([("id", whole.column(0).clone())]).unwrap(),
         &RecordBatch::try_from_iter([("id", p.column(0).clone())]).unwrap(),
     );
-    let inner = p.column(1).as_any().downcast_ref::<arrow_array::StructArray>().unwrap();
+    let inner = p
+        .column(1)
+        .as_any()
+        .downcast_ref::<arrow_array::StructArray>()
+        .unwrap();
     assert_eq!(inner.num_columns(), 1);
-    let full_inner = whole.column(3).as_any().downcast_ref::<arrow_array::StructArray>().unwrap();
+    let full_inner = whole
+        .column(3)
+        .as_any()
+        .downcast_ref::<arrow_array::StructArray>()
+        .unwrap();
     assert_eq!(show(inner.column(0)), show(full_inner.column(1)));
-    let err = ReaderBuilder::new().with_projection(["nope"]).build_slice(&data).err().unwrap();
+    let err = ReaderBuilder::new()
+        .with_projection(["nope"])
+        .build_slice(&data)
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("nope"), "{err}");
 }
 
@@ -138,17 +172,27 @@ fn reader_schemas_resolve_as_the_core_does() {
     let plan = avrokit::ResolvedPlan::compile(&schema(), &reader).unwrap();
     let extra = show(b.column(1));
     let id = show(b.column(2));
-    for (row, v) in avrokit::container::Reader::from_slice(&data).unwrap().enumerate() {
+    for (row, v) in avrokit::container::Reader::from_slice(&data)
+        .unwrap()
+        .enumerate()
+    {
         let bytes = avrokit::to_datum_vec(&v.unwrap(), &schema()).unwrap();
         let r = avrokit::value::from_datum_slice_resolved(&bytes, &plan).unwrap();
         let Value::Record(f) = r else { panic!() };
         assert_eq!(f[1], Value::String("dflt".into()));
         assert_eq!(extra[row], "dflt");
         let Value::Float(x) = f[2] else { panic!() };
-        assert_eq!(id[row], x.to_string());
+        assert_eq!(id[row].parse::<f32>().unwrap(), x);
     }
-    let bad = Schema::parse_str(r#"{"type":"record","name":"E","namespace":"t","fields":[{"name":"id","type":"int"}]}"#).unwrap();
-    let err = ReaderBuilder::new().with_reader_schema(&bad).build_slice(&data).err().unwrap();
+    let bad = Schema::parse_str(
+        r#"{"type":"record","name":"E","namespace":"t","fields":[{"name":"id","type":"int"}]}"#,
+    )
+    .unwrap();
+    let err = ReaderBuilder::new()
+        .with_reader_schema(&bad)
+        .build_slice(&data)
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("long"), "{err}");
 }
 
@@ -157,7 +201,9 @@ fn datums_and_messages_make_one_batch() {
     let s = schema();
     let from_file = all(ReaderBuilder::new(), &file(20, Codec::Null, 100));
     // Bare datums, one by one and as one stream.
-    let datums: Vec<Vec<u8>> = (0..20).map(|i| avrokit::to_datum_vec(&record(i), &s).unwrap()).collect();
+    let datums: Vec<Vec<u8>> = (0..20)
+        .map(|i| avrokit::to_datum_vec(&record(i), &s).unwrap())
+        .collect();
     let mut dec = ReaderBuilder::new().build_decoder(&s).unwrap();
     for d in &datums {
         dec.decode(d).unwrap();
@@ -175,7 +221,8 @@ fn datums_and_messages_make_one_batch() {
     same(&from_file, &dec.flush().unwrap());
     for i in 0..20 {
         let msg = avrokit::single_object::to_confluent_vec(&record(i), &s, 7).unwrap();
-        dec.decode_confluent(&msg, |id| (id == 7).then(|| s.clone())).unwrap();
+        dec.decode_confluent(&msg, |id| (id == 7).then(|| s.clone()))
+            .unwrap();
     }
     same(&from_file, &dec.flush().unwrap());
     // A datum with bytes left over is an error.

@@ -176,15 +176,27 @@ impl Col {
     }
 
     /// A row root of one column (a non-record top-level schema).
-    pub(crate) fn root_of(col: Col, name: &str) -> Col {
+    pub(crate) fn root_of(col: Col, field: &Field) -> Col {
+        let name = field.name().as_str();
         Col {
-            data_type: DataType::Struct(vec![Field::new(name, col.data_type.clone(), col.nulls.is_some())].into()),
+            data_type: DataType::Struct(vec![field.clone()].into()),
             kind: Kind::Struct {
                 children: vec![col],
                 names: vec![name.into()],
                 len: 0,
             },
             nulls: None,
+        }
+    }
+
+    /// The root's columns (a struct's children), leaving the builders empty.
+    pub(crate) fn finish_columns(&mut self) -> Result<Vec<ArrayRef>> {
+        match &mut self.kind {
+            Kind::Struct { children, len, .. } => {
+                *len = 0;
+                children.iter_mut().map(Col::finish).collect()
+            }
+            _ => Err(internal("root")),
         }
     }
 
@@ -228,7 +240,10 @@ impl Col {
 
     /// The Arrow array of everything appended, leaving the builder empty (with its capacity).
     pub(crate) fn finish(&mut self) -> Result<ArrayRef> {
-        let nulls = self.nulls.as_mut().map(|n| NullBuffer::new(n.bits.finish()));
+        let nulls = self
+            .nulls
+            .as_mut()
+            .map(|n| NullBuffer::new(n.bits.finish()));
         let dt = self.data_type.clone();
         fn take<T>(v: &mut Vec<T>) -> Vec<T> {
             let cap = v.len();
@@ -298,12 +313,25 @@ impl Col {
                 )?)
             }
             Kind::Enum { keys, symbols } => {
-                let keys = PrimitiveArray::<Int32Type>::try_new(ScalarBuffer::from(take(keys)), nulls)?;
-                Arc::new(DictionaryArray::<Int32Type>::try_new(keys, symbols.clone())?)
+                let keys =
+                    PrimitiveArray::<Int32Type>::try_new(ScalarBuffer::from(take(keys)), nulls)?;
+                Arc::new(DictionaryArray::<Int32Type>::try_new(
+                    keys,
+                    symbols.clone(),
+                )?)
             }
-            Kind::List { offsets: o, item, field } => {
+            Kind::List {
+                offsets: o,
+                item,
+                field,
+            } => {
                 let values = item.finish()?;
-                Arc::new(ListArray::try_new(field.clone(), offsets(o), values, nulls)?)
+                Arc::new(ListArray::try_new(
+                    field.clone(),
+                    offsets(o),
+                    values,
+                    nulls,
+                )?)
             }
             Kind::Map {
                 offsets: o,
@@ -317,15 +345,29 @@ impl Col {
                     return Err(internal("map entries"));
                 };
                 let st = StructArray::try_new(kv.clone(), vec![k, v], None)?;
-                Arc::new(MapArray::try_new(entries.clone(), offsets(o), st, nulls, false)?)
+                Arc::new(MapArray::try_new(
+                    entries.clone(),
+                    offsets(o),
+                    st,
+                    nulls,
+                    false,
+                )?)
             }
             Kind::Struct { children, len, .. } => {
                 let n = std::mem::take(len);
                 let DataType::Struct(fields) = &dt else {
                     return Err(internal("struct"));
                 };
-                let arrays = children.iter_mut().map(Col::finish).collect::<Result<Vec<_>>>()?;
-                Arc::new(StructArray::try_new_with_length(fields.clone(), arrays, nulls, n)?)
+                let arrays = children
+                    .iter_mut()
+                    .map(Col::finish)
+                    .collect::<Result<Vec<_>>>()?;
+                Arc::new(StructArray::try_new_with_length(
+                    fields.clone(),
+                    arrays,
+                    nulls,
+                    n,
+                )?)
             }
             Kind::Union {
                 type_ids,
@@ -337,7 +379,10 @@ impl Col {
                     return Err(internal("union"));
                 };
                 counts.iter_mut().for_each(|c| *c = 0);
-                let arrays = children.iter_mut().map(Col::finish).collect::<Result<Vec<_>>>()?;
+                let arrays = children
+                    .iter_mut()
+                    .map(Col::finish)
+                    .collect::<Result<Vec<_>>>()?;
                 Arc::new(UnionArray::try_new(
                     fields.clone(),
                     ScalarBuffer::from(take(type_ids)),
@@ -401,5 +446,8 @@ pub(crate) fn internal(what: &str) -> Error {
 
 #[cold]
 fn utf8_error(e: arrow_schema::ArrowError) -> Error {
-    Error::new(ErrorKind::Data, format!("a string is not valid UTF-8 ({e})"))
+    Error::new(
+        ErrorKind::Data,
+        format!("a string is not valid UTF-8 ({e})"),
+    )
 }

@@ -38,7 +38,11 @@ impl<'a> Cursor<'a> {
     #[cold]
     #[inline(never)]
     pub(crate) fn eof(&self) -> Error {
-        Error::at(ErrorKind::Eof, "unexpected end of data", self.data.len() as u64)
+        Error::at(
+            ErrorKind::Eof,
+            "unexpected end of data",
+            self.data.len() as u64,
+        )
     }
 
     #[cold]

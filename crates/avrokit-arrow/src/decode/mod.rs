@@ -12,7 +12,7 @@ mod program;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::{Array, RecordBatch, RecordBatchOptions, StructArray};
+use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, Field, Schema as ArrowSchema, SchemaRef};
 use avrokit::resolution::ResolvedPlan;
 use avrokit::schema::NodeKind;
@@ -51,10 +51,15 @@ impl Target {
         } else {
             vec![mapper.field(VALUE_COLUMN, reader.root_id())?].into()
         };
-        let meta = HashMap::from([(
-            AVRO_SCHEMA_KEY.to_owned(),
-            reader.to_json().to_string(),
-        )]);
+        // A top-level `null` column is not nullable, as arrow-avro has it.
+        let fields: arrow_schema::Fields = fields
+            .iter()
+            .map(|f| match f.data_type() {
+                DataType::Null => Arc::new(f.as_ref().clone().with_nullable(false)),
+                _ => f.clone(),
+            })
+            .collect();
+        let meta = HashMap::from([(AVRO_SCHEMA_KEY.to_owned(), reader.to_json().to_string())]);
         let arrow = Arc::new(ArrowSchema::new_with_metadata(fields.clone(), meta));
         Ok(Target {
             reader: reader.clone(),
@@ -74,7 +79,7 @@ impl Target {
                 return unreachable_struct();
             };
             let inner = Col::new(&self.reader, self.reader.root_id(), &f[0])?;
-            Ok(Col::root_of(inner, VALUE_COLUMN))
+            Ok(Col::root_of(inner, &f[0]))
         }
     }
 
@@ -94,9 +99,7 @@ impl Target {
                 defaults: Vec::new().into(),
             }))
         };
-        Ok(Program {
-            src: Arc::new(src),
-        })
+        Ok(Program { src: Arc::new(src) })
     }
 }
 
@@ -150,15 +153,11 @@ impl Rows {
     /// The batch of the rows decoded since the last flush.
     pub(crate) fn flush(&mut self) -> Result<RecordBatch> {
         let n = std::mem::take(&mut self.rows);
-        let array = self.cols.finish()?;
-        let st = array
-            .as_any()
-            .downcast_ref::<StructArray>()
-            .ok_or_else(|| Error::unsupported("internal: the root is not a struct"))?;
+        let columns = self.cols.finish_columns()?;
         let opts = RecordBatchOptions::new().with_row_count(Some(n));
         Ok(RecordBatch::try_new_with_options(
             self.target.arrow.clone(),
-            st.columns().to_vec(),
+            columns,
             &opts,
         )?)
     }

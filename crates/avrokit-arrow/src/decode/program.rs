@@ -291,16 +291,9 @@ pub(crate) fn read(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Resul
                     if b.len() != 12 {
                         return Err(internal("duration"));
                     }
-                    // Avro's months and days are unsigned; Arrow's are signed. Values past
-                    // i32::MAX cannot be represented faithfully.
+                    // Avro's months and days are unsigned, Arrow's signed: values past
+                    // i32::MAX wrap, as arrow-avro's do.
                     let (months, days, millis) = (le(0), le(4), le(8));
-                    if months > i32::MAX as u32 || days > i32::MAX as u32 {
-                        return Err(Error::at(
-                            ErrorKind::Data,
-                            "duration months or days exceed Arrow's signed 32-bit range",
-                            at as u64,
-                        ));
-                    }
                     v.push(IntervalMonthDayNano::new(
                         months as i32,
                         days as i32,
@@ -337,7 +330,12 @@ pub(crate) fn read(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Resul
         }
         Src::Record(r) => read_record(col, r, cur, cx)?,
         Src::Array { item, zero_size } => {
-            let Kind::List { offsets, item: child, .. } = &mut col.kind else {
+            let Kind::List {
+                offsets,
+                item: child,
+                ..
+            } = &mut col.kind
+            else {
                 return Err(internal("array"));
             };
             loop {
@@ -355,7 +353,13 @@ pub(crate) fn read(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Resul
             offsets.push(end);
         }
         Src::Map(value) => {
-            let Kind::Map { offsets, keys, values, .. } = &mut col.kind else {
+            let Kind::Map {
+                offsets,
+                keys,
+                values,
+                ..
+            } = &mut col.kind
+            else {
                 return Err(internal("map"));
             };
             loop {
@@ -478,7 +482,11 @@ fn check_count(n: u64, zero_size: bool, cur: &Cursor, cx: &Cx, at: usize) -> Res
     };
     if n > bound {
         return Err(Error::at(
-            if zero_size { ErrorKind::Limit } else { ErrorKind::Eof },
+            if zero_size {
+                ErrorKind::Limit
+            } else {
+                ErrorKind::Eof
+            },
             format!(
                 "block of {n} items, but {}",
                 if zero_size {
@@ -494,7 +502,11 @@ fn check_count(n: u64, zero_size: bool, cur: &Cursor, cx: &Cx, at: usize) -> Res
 }
 
 fn decimal128(b: &[u8]) -> Option<i128> {
-    let mut buf = [if b.first().is_some_and(|&x| x & 0x80 != 0) { 0xff } else { 0 }; 16];
+    let mut buf = [if b.first().is_some_and(|&x| x & 0x80 != 0) {
+        0xff
+    } else {
+        0
+    }; 16];
     let b = strip_sign(b, 16)?;
     buf[16 - b.len()..].copy_from_slice(b);
     Some(i128::from_be_bytes(buf))
@@ -525,7 +537,10 @@ fn strip_sign(mut b: &[u8], width: usize) -> Option<&[u8]> {
 fn decimal_error(b: &[u8], at: usize) -> Error {
     Error::at(
         ErrorKind::Data,
-        format!("a decimal of {} bytes does not fit the Arrow decimal type", b.len()),
+        format!(
+            "a decimal of {} bytes does not fit the Arrow decimal type",
+            b.len()
+        ),
         at as u64,
     )
 }

@@ -10,8 +10,7 @@ use std::io::Write;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int32Type,
-    IntervalMonthDayNanoType,
+    Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int32Type, IntervalMonthDayNanoType,
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_buffer::{i256, IntervalMonthDayNano, NullBuffer};
@@ -93,7 +92,10 @@ impl BatchEncoder {
                         "a schema that is not a record is written from batches of one column",
                     ));
                 }
-                (vec![mapper.field(VALUE_COLUMN, avro.root_id())?].into(), vec![0])
+                (
+                    vec![mapper.field(VALUE_COLUMN, avro.root_id())?].into(),
+                    vec![0],
+                )
             }
         };
         let enc = BatchEncoder {
@@ -177,7 +179,9 @@ fn same_shape(a: &DataType, b: &DataType) -> bool {
         (DataType::Map(x, _), DataType::Map(y, _)) => f(x, y),
         (DataType::Struct(x), DataType::Struct(y)) => {
             x.len() == y.len()
-                && x.iter().zip(y.iter()).all(|(x, y)| x.name() == y.name() && f(x, y))
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|(x, y)| x.name() == y.name() && f(x, y))
         }
         (DataType::Union(x, _), DataType::Union(y, _)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|((_, x), (_, y))| f(x, y))
@@ -245,14 +249,26 @@ fn build<'a>(avro: &'a Schema, id: NodeId, array: &'a dyn Array) -> Result<Enc<'
         (NodeKind::Boolean, DataType::Boolean) => Enc::Bool(array.as_boolean()),
         (NodeKind::Int, _) => Enc::I32(i32_values(array).ok_or_else(|| bad("int", array))?),
         (NodeKind::Long, _) => Enc::I64(i64_values(array).ok_or_else(|| bad("long", array))?),
-        (NodeKind::Float, _) => Enc::F32(array.as_primitive_opt::<Float32Type>().ok_or_else(|| bad("float", array))?.values()),
-        (NodeKind::Double, _) => Enc::F64(array.as_primitive_opt::<Float64Type>().ok_or_else(|| bad("double", array))?.values()),
-        (NodeKind::Bytes | NodeKind::Fixed(_), DataType::Decimal128(..)) => {
-            Enc::Dec128(array.as_primitive::<Decimal128Type>().values(), fixed_size(&node.kind))
-        }
-        (NodeKind::Bytes | NodeKind::Fixed(_), DataType::Decimal256(..)) => {
-            Enc::Dec256(array.as_primitive::<Decimal256Type>().values(), fixed_size(&node.kind))
-        }
+        (NodeKind::Float, _) => Enc::F32(
+            array
+                .as_primitive_opt::<Float32Type>()
+                .ok_or_else(|| bad("float", array))?
+                .values(),
+        ),
+        (NodeKind::Double, _) => Enc::F64(
+            array
+                .as_primitive_opt::<Float64Type>()
+                .ok_or_else(|| bad("double", array))?
+                .values(),
+        ),
+        (NodeKind::Bytes | NodeKind::Fixed(_), DataType::Decimal128(..)) => Enc::Dec128(
+            array.as_primitive::<Decimal128Type>().values(),
+            fixed_size(&node.kind),
+        ),
+        (NodeKind::Bytes | NodeKind::Fixed(_), DataType::Decimal256(..)) => Enc::Dec256(
+            array.as_primitive::<Decimal256Type>().values(),
+            fixed_size(&node.kind),
+        ),
         (NodeKind::Bytes, DataType::Binary) => {
             let a = array.as_binary::<i32>();
             Enc::Bin(a.value_offsets(), a.values())
@@ -261,7 +277,9 @@ fn build<'a>(avro: &'a Schema, id: NodeId, array: &'a dyn Array) -> Result<Enc<'
             let a = array.as_string::<i32>();
             Enc::Bin(a.value_offsets(), a.values())
         }
-        (NodeKind::String, DataType::FixedSizeBinary(16)) if node.logical == Some(LogicalType::Uuid) => {
+        (NodeKind::String, DataType::FixedSizeBinary(16))
+            if node.logical == Some(LogicalType::Uuid) =>
+        {
             Enc::UuidText(array.as_fixed_size_binary())
         }
         (NodeKind::Fixed(_), DataType::Interval(_)) => {
@@ -272,7 +290,10 @@ fn build<'a>(avro: &'a Schema, id: NodeId, array: &'a dyn Array) -> Result<Enc<'
         }
         (NodeKind::Enum(e), DataType::Dictionary(k, _)) if **k == DataType::Int32 => {
             let d = array.as_dictionary::<Int32Type>();
-            let values = d.values().as_string_opt::<i32>().ok_or_else(|| bad("enum", array))?;
+            let values = d
+                .values()
+                .as_string_opt::<i32>()
+                .ok_or_else(|| bad("enum", array))?;
             let remap = (0..values.len())
                 .map(|i| e.symbol_index(values.value(i)))
                 .collect();
@@ -287,7 +308,10 @@ fn build<'a>(avro: &'a Schema, id: NodeId, array: &'a dyn Array) -> Result<Enc<'
         }
         (NodeKind::Map(m), DataType::Map(..)) => {
             let map = array.as_map();
-            let keys = map.keys().as_string_opt::<i32>().ok_or_else(|| bad("map", array))?;
+            let keys = map
+                .keys()
+                .as_string_opt::<i32>()
+                .ok_or_else(|| bad("map", array))?;
             if keys.null_count() > 0 {
                 return Err(Error::mismatch("a map key is null"));
             }
@@ -295,7 +319,9 @@ fn build<'a>(avro: &'a Schema, id: NodeId, array: &'a dyn Array) -> Result<Enc<'
                 map.value_offsets(),
                 keys.value_offsets(),
                 keys.values(),
-                Box::new(build(avro, m.values, map.values().as_ref()).map_err(|e| e.in_field("{}"))?),
+                Box::new(
+                    build(avro, m.values, map.values().as_ref()).map_err(|e| e.in_field("{}"))?,
+                ),
             )
         }
         (NodeKind::Record(r), DataType::Struct(_)) => {
@@ -308,7 +334,10 @@ fn build<'a>(avro: &'a Schema, id: NodeId, array: &'a dyn Array) -> Result<Enc<'
                     .iter()
                     .zip(s.columns())
                     .map(|(f, c)| {
-                        Ok((f.name.as_str(), build(avro, f.schema, c.as_ref()).map_err(|e| e.in_field(&f.name))?))
+                        Ok((
+                            f.name.as_str(),
+                            build(avro, f.schema, c.as_ref()).map_err(|e| e.in_field(&f.name))?,
+                        ))
                     })
                     .collect::<Result<_>>()?,
             )
@@ -324,7 +353,8 @@ fn build<'a>(avro: &'a Schema, id: NodeId, array: &'a dyn Array) -> Result<Enc<'
                 if tid < 0 {
                     return Err(bad("union", array));
                 }
-                children[tid as usize] = Some((pos as i64, build(avro, branch, ua.child(tid).as_ref())?));
+                children[tid as usize] =
+                    Some((pos as i64, build(avro, branch, ua.child(tid).as_ref())?));
             }
             Enc::Union {
                 type_ids: ua.type_ids(),
@@ -335,7 +365,9 @@ fn build<'a>(avro: &'a Schema, id: NodeId, array: &'a dyn Array) -> Result<Enc<'
         _ => return Err(bad(node.kind.type_name(), array)),
     };
     Ok(match array.nulls().filter(|n| n.null_count() > 0) {
-        Some(n) if !matches!(array.data_type(), DataType::Union(..)) => Enc::Required(n, Box::new(enc)),
+        Some(n) if !matches!(array.data_type(), DataType::Union(..)) => {
+            Enc::Required(n, Box::new(enc))
+        }
         _ => enc,
     })
 }
@@ -352,8 +384,14 @@ fn i32_values(array: &dyn Array) -> Option<&[i32]> {
     let any = array.as_any();
     any.downcast_ref::<Int32Array>()
         .map(|a| a.values().as_ref())
-        .or_else(|| any.downcast_ref::<Date32Array>().map(|a| a.values().as_ref()))
-        .or_else(|| any.downcast_ref::<Time32MillisecondArray>().map(|a| a.values().as_ref()))
+        .or_else(|| {
+            any.downcast_ref::<Date32Array>()
+                .map(|a| a.values().as_ref())
+        })
+        .or_else(|| {
+            any.downcast_ref::<Time32MillisecondArray>()
+                .map(|a| a.values().as_ref())
+        })
 }
 
 fn i64_values(array: &dyn Array) -> Option<&[i64]> {
@@ -361,10 +399,22 @@ fn i64_values(array: &dyn Array) -> Option<&[i64]> {
     let any = array.as_any();
     any.downcast_ref::<Int64Array>()
         .map(|a| a.values().as_ref())
-        .or_else(|| any.downcast_ref::<Time64MicrosecondArray>().map(|a| a.values().as_ref()))
-        .or_else(|| any.downcast_ref::<TimestampMillisecondArray>().map(|a| a.values().as_ref()))
-        .or_else(|| any.downcast_ref::<TimestampMicrosecondArray>().map(|a| a.values().as_ref()))
-        .or_else(|| any.downcast_ref::<TimestampNanosecondArray>().map(|a| a.values().as_ref()))
+        .or_else(|| {
+            any.downcast_ref::<Time64MicrosecondArray>()
+                .map(|a| a.values().as_ref())
+        })
+        .or_else(|| {
+            any.downcast_ref::<TimestampMillisecondArray>()
+                .map(|a| a.values().as_ref())
+        })
+        .or_else(|| {
+            any.downcast_ref::<TimestampMicrosecondArray>()
+                .map(|a| a.values().as_ref())
+        })
+        .or_else(|| {
+            any.downcast_ref::<TimestampNanosecondArray>()
+                .map(|a| a.values().as_ref())
+        })
 }
 
 #[inline(always)]
@@ -456,14 +506,11 @@ impl Enc<'_> {
             Enc::Duration(v) => {
                 let d = v[i];
                 let millis = d.nanoseconds / 1_000_000;
-                if d.months < 0
-                    || d.days < 0
-                    || d.nanoseconds % 1_000_000 != 0
-                    || !(0..=u32::MAX as i64).contains(&millis)
-                {
+                // Months and days wrap back to Avro's unsigned form, as reading wrapped them.
+                if d.nanoseconds % 1_000_000 != 0 || !(0..=u32::MAX as i64).contains(&millis) {
                     return Err(Error::mismatch(
-                        "an interval that is negative, finer than a millisecond or too long \
-                         for an Avro duration",
+                        "an interval finer than a millisecond, or of negative or too many \
+                         milliseconds, for an Avro duration",
                     ));
                 }
                 out.extend_from_slice(&(d.months as u32).to_le_bytes());
@@ -472,9 +519,16 @@ impl Enc<'_> {
             }
             Enc::Enum(keys, remap) => {
                 let k = keys[i];
-                match usize::try_from(k).ok().and_then(|k| remap.get(k).copied().flatten()) {
+                match usize::try_from(k)
+                    .ok()
+                    .and_then(|k| remap.get(k).copied().flatten())
+                {
                     Some(s) => put_long(out, s as i64),
-                    None => return Err(Error::mismatch(format!("dictionary key {k} is not a symbol of the Avro enum"))),
+                    None => {
+                        return Err(Error::mismatch(format!(
+                            "dictionary key {k} is not a symbol of the Avro enum"
+                        )))
+                    }
                 }
             }
             Enc::List(o, item) => {

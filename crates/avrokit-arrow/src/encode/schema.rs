@@ -60,11 +60,26 @@ impl Names {
     }
 }
 
-/// An Avro name from any text: letters, digits and `_`, not starting with a digit.
+/// An Avro name from any text: letters, digits and `_`, not starting with a digit; a valid
+/// dotted fullname (a union branch's field name) is kept.
 fn sanitise(s: &str) -> String {
+    let valid = |seg: &str| {
+        !seg.is_empty()
+            && !seg.starts_with(|c: char| c.is_ascii_digit())
+            && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    if s.split('.').all(valid) {
+        return s.to_owned();
+    }
     let mut out: String = s
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
@@ -79,7 +94,11 @@ fn field(f: &Field, names: &mut Names) -> Result<Value> {
 fn nullable(f: &Field, names: &mut Names) -> Result<Value> {
     let t = type_of(f, names)?;
     let already = matches!(f.data_type(), DataType::Null | DataType::Union(..));
-    Ok(if f.is_nullable() && !already { json!(["null", t]) } else { t })
+    Ok(if f.is_nullable() && !already {
+        json!(["null", t])
+    } else {
+        t
+    })
 }
 
 fn type_of(f: &Field, names: &mut Names) -> Result<Value> {
@@ -96,7 +115,9 @@ fn type_of(f: &Field, names: &mut Names) -> Result<Value> {
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => json!("bytes"),
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => json!("string"),
         DataType::FixedSizeBinary(16)
-            if f.metadata().get(LOGICAL_TYPE_KEY).is_some_and(|l| l == "uuid") =>
+            if f.metadata()
+                .get(LOGICAL_TYPE_KEY)
+                .is_some_and(|l| l == "uuid") =>
         {
             logical("string", "uuid")
         }
@@ -139,7 +160,10 @@ fn type_of(f: &Field, names: &mut Names) -> Result<Value> {
             let DataType::Struct(kv) = entries.data_type() else {
                 return Err(Error::unsupported("a map whose entries are not a struct"));
             };
-            if !matches!(kv[0].data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
+            if !matches!(
+                kv[0].data_type(),
+                DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+            ) {
                 return Err(Error::unsupported(format!(
                     "column {}: Avro map keys are strings, not {}",
                     f.name(),
