@@ -12,6 +12,8 @@
 //! - [`ResolvingDecoder`] is the low-level, Java-style API: ask for the reader field order of a
 //!   record, then read each field with `read_int`, `read_string`... (records of primitives,
 //!   enums, fixed and nested records).
+//! - [`ResolvedPlan::op`] and [`PlanOp`]: a read-only view of the compiled ops, for decoders
+//!   outside this crate that write into their own output (avrokit-arrow's column decoders).
 //! - [`check_compatibility`] reports every incompatibility between a reader and a writer
 //!   schema with its path, like Java's `SchemaCompatibility`; [`check_mutual`] checks both
 //!   directions.
@@ -99,6 +101,7 @@ pub(crate) mod ops;
 pub(crate) mod rules;
 /// Reading [`Value`](crate::Value)s through a plan; public as `avrokit::value::*`.
 pub(crate) mod value;
+mod view;
 
 use std::fmt;
 use std::sync::Arc;
@@ -108,6 +111,7 @@ pub use compat::{
     MutualCompatibility,
 };
 pub use decoder::ResolvingDecoder;
+pub use view::{FieldStep, PlanOp, PlanOpId, RecordView, MISSING_SYMBOL};
 
 use crate::error::Result;
 use crate::schema::Schema;

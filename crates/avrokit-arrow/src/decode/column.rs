@@ -1,0 +1,453 @@
+//! Column builders: Arrow buffers that decoders append to directly, one per reader position.
+
+use std::sync::Arc;
+
+use arrow_array::types::{
+    Date32Type, Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int32Type, Int64Type,
+    IntervalMonthDayNanoType, Time32MillisecondType, Time64MicrosecondType,
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+};
+use arrow_array::{
+    ArrayRef, BinaryArray, BooleanArray, DictionaryArray, FixedSizeBinaryArray, ListArray,
+    MapArray, NullArray, PrimitiveArray, StringArray, StringViewArray, StructArray, UnionArray,
+};
+use arrow_buffer::{
+    i256, BooleanBufferBuilder, Buffer, IntervalMonthDayNano, NullBuffer, OffsetBuffer,
+    ScalarBuffer,
+};
+use arrow_schema::{DataType, Field, FieldRef, TimeUnit};
+use avrokit::schema::{NodeId, NodeKind};
+use avrokit::Schema;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::mapping::nullable_union;
+
+/// The validity of a column read from a reader union `["null", T]` / `[T, "null"]`.
+pub(crate) struct Nulls {
+    pub(crate) bits: BooleanBufferBuilder,
+    /// The reader union's null branch.
+    pub(crate) null_branch: u32,
+}
+
+/// One output column: its buffers, its Arrow type, and its validity when nullable.
+pub(crate) struct Col {
+    pub(crate) kind: Kind,
+    pub(crate) nulls: Option<Nulls>,
+    pub(crate) data_type: DataType,
+}
+
+pub(crate) enum Kind {
+    Null(usize),
+    Bool(BooleanBufferBuilder),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    /// `bytes` and `string`: Arrow's offsets and values buffers.
+    Bin {
+        offsets: Vec<i32>,
+        values: Vec<u8>,
+    },
+    /// `fixed` and `uuid` (16 bytes, from its text form or a `fixed`).
+    Fixed {
+        size: usize,
+        values: Vec<u8>,
+        len: usize,
+    },
+    Dec128(Vec<i128>),
+    Dec256(Vec<i256>),
+    Interval(Vec<IntervalMonthDayNano>),
+    Enum {
+        keys: Vec<i32>,
+        symbols: ArrayRef,
+    },
+    List {
+        offsets: Vec<i32>,
+        item: Box<Col>,
+        field: FieldRef,
+    },
+    Map {
+        offsets: Vec<i32>,
+        keys: Box<Col>,
+        values: Box<Col>,
+        entries: FieldRef,
+    },
+    Struct {
+        children: Vec<Col>,
+        names: Vec<Box<str>>,
+        len: usize,
+    },
+    Union {
+        type_ids: Vec<i8>,
+        offsets: Vec<i32>,
+        children: Vec<Col>,
+        /// Values in each child, for the offsets.
+        counts: Vec<i32>,
+    },
+}
+
+impl Col {
+    /// The builder for reader node `id`, mapped to `field` (by [`crate::mapping::Mapper`]).
+    pub(crate) fn new(schema: &Schema, id: NodeId, field: &Field) -> Result<Col> {
+        let node = schema.node(id);
+        if let Some((inner, null_branch)) = nullable_union(schema, node) {
+            let mut col = Col::new(schema, inner, field)?;
+            col.nulls = Some(Nulls {
+                bits: BooleanBufferBuilder::new(0),
+                null_branch,
+            });
+            return Ok(col);
+        }
+        let dt = field.data_type();
+        let kind = match (&node.kind, dt) {
+            (NodeKind::Null, _) => Kind::Null(0),
+            (NodeKind::Boolean, _) => Kind::Bool(BooleanBufferBuilder::new(0)),
+            (NodeKind::Int, _) => Kind::I32(Vec::new()),
+            (NodeKind::Long, _) => Kind::I64(Vec::new()),
+            (NodeKind::Float, _) => Kind::F32(Vec::new()),
+            (NodeKind::Double, _) => Kind::F64(Vec::new()),
+            (_, DataType::Decimal128(..)) => Kind::Dec128(Vec::new()),
+            (_, DataType::Decimal256(..)) => Kind::Dec256(Vec::new()),
+            (_, DataType::Interval(_)) => Kind::Interval(Vec::new()),
+            (_, DataType::FixedSizeBinary(n)) => Kind::Fixed {
+                size: *n as usize,
+                values: Vec::new(),
+                len: 0,
+            },
+            (NodeKind::Bytes | NodeKind::String, _) => Kind::Bin {
+                offsets: vec![0],
+                values: Vec::new(),
+            },
+            (NodeKind::Enum(e), _) => Kind::Enum {
+                keys: Vec::new(),
+                symbols: Arc::new(StringArray::from_iter_values(&e.symbols)),
+            },
+            (NodeKind::Array(a), DataType::List(f)) => Kind::List {
+                offsets: vec![0],
+                item: Box::new(Col::new(schema, a.items, f)?),
+                field: f.clone(),
+            },
+            (NodeKind::Map(m), DataType::Map(entries, _)) => {
+                let DataType::Struct(kv) = entries.data_type() else {
+                    return Err(internal("map entries"));
+                };
+                Kind::Map {
+                    offsets: vec![0],
+                    keys: Box::new(Col {
+                        kind: Kind::Bin {
+                            offsets: vec![0],
+                            values: Vec::new(),
+                        },
+                        nulls: None,
+                        data_type: DataType::Utf8,
+                    }),
+                    values: Box::new(Col::new(schema, m.values, &kv[1])?),
+                    entries: entries.clone(),
+                }
+            }
+            (NodeKind::Record(r), DataType::Struct(fields)) => Kind::Struct {
+                children: r
+                    .fields
+                    .iter()
+                    .zip(fields.iter())
+                    .map(|(rf, f)| Col::new(schema, rf.schema, f))
+                    .collect::<Result<_>>()?,
+                names: r.fields.iter().map(|f| f.name.as_str().into()).collect(),
+                len: 0,
+            },
+            (NodeKind::Union(u), DataType::Union(fields, _)) => Kind::Union {
+                type_ids: Vec::new(),
+                offsets: Vec::new(),
+                children: u
+                    .variants
+                    .iter()
+                    .zip(fields.iter())
+                    .map(|(&v, (_, f))| Col::new(schema, v, f))
+                    .collect::<Result<_>>()?,
+                counts: vec![0; u.variants.len()],
+            },
+            _ => return Err(internal("column type")),
+        };
+        Ok(Col {
+            kind,
+            nulls: None,
+            data_type: dt.clone(),
+        })
+    }
+
+    /// A row root of one column (a non-record top-level schema).
+    pub(crate) fn root_of(col: Col, field: &Field) -> Col {
+        let name = field.name().as_str();
+        Col {
+            data_type: DataType::Struct(vec![field.clone()].into()),
+            kind: Kind::Struct {
+                children: vec![col],
+                names: vec![name.into()],
+                len: 0,
+            },
+            nulls: None,
+        }
+    }
+
+    /// The root's columns (a struct's children), leaving the builders empty.
+    pub(crate) fn finish_columns(&mut self) -> Result<Vec<ArrayRef>> {
+        match &mut self.kind {
+            Kind::Struct { children, len, .. } => {
+                *len = 0;
+                children.iter_mut().map(Col::finish).collect()
+            }
+            _ => Err(internal("root")),
+        }
+    }
+
+    /// The number of values appended since the last [`finish`](Self::finish).
+    pub(crate) fn len(&self) -> usize {
+        match &self.kind {
+            Kind::Null(n) => *n,
+            Kind::Bool(b) => b.len(),
+            Kind::I32(v) => v.len(),
+            Kind::I64(v) => v.len(),
+            Kind::F32(v) => v.len(),
+            Kind::F64(v) => v.len(),
+            Kind::Bin { offsets, .. } | Kind::List { offsets, .. } | Kind::Map { offsets, .. } => {
+                offsets.len() - 1
+            }
+            Kind::Fixed { len, .. } | Kind::Struct { len, .. } => *len,
+            Kind::Dec128(v) => v.len(),
+            Kind::Dec256(v) => v.len(),
+            Kind::Interval(v) => v.len(),
+            Kind::Enum { keys, .. } => keys.len(),
+            Kind::Union { type_ids, .. } => type_ids.len(),
+        }
+    }
+
+    /// Appends a null: the validity bit and a placeholder value.
+    #[inline]
+    pub(crate) fn push_null(&mut self) {
+        if let Some(n) = &mut self.nulls {
+            n.bits.append(false);
+        }
+        self.kind.push_placeholder();
+    }
+
+    /// Appends a valid value of a nullable column's validity (the value follows).
+    #[inline(always)]
+    pub(crate) fn push_valid(&mut self) {
+        if let Some(n) = &mut self.nulls {
+            n.bits.append(true);
+        }
+    }
+
+    /// The Arrow array of everything appended, leaving the builder empty (with its capacity).
+    pub(crate) fn finish(&mut self) -> Result<ArrayRef> {
+        let nulls = self
+            .nulls
+            .as_mut()
+            .map(|n| NullBuffer::new(n.bits.finish()));
+        let dt = self.data_type.clone();
+        fn take<T>(v: &mut Vec<T>) -> Vec<T> {
+            let cap = v.len();
+            std::mem::replace(v, Vec::with_capacity(cap))
+        }
+        fn prim<T: arrow_array::ArrowPrimitiveType>(
+            v: Vec<T::Native>,
+            nulls: Option<NullBuffer>,
+            dt: DataType,
+        ) -> Result<ArrayRef> {
+            Ok(Arc::new(
+                PrimitiveArray::<T>::try_new(ScalarBuffer::from(v), nulls)?.with_data_type(dt),
+            ))
+        }
+        fn offsets(v: &mut Vec<i32>) -> OffsetBuffer<i32> {
+            let last = *v.last().unwrap_or(&0);
+            let mut fresh = Vec::with_capacity(v.len());
+            fresh.push(0);
+            let o = std::mem::replace(v, fresh);
+            debug_assert!(last >= 0);
+            OffsetBuffer::new(ScalarBuffer::from(o))
+        }
+        let array: ArrayRef = match &mut self.kind {
+            Kind::Null(n) => Arc::new(NullArray::new(std::mem::take(n))),
+            Kind::Bool(b) => Arc::new(BooleanArray::new(b.finish(), nulls)),
+            Kind::I32(v) => match dt {
+                DataType::Date32 => prim::<Date32Type>(take(v), nulls, dt)?,
+                DataType::Time32(_) => prim::<Time32MillisecondType>(take(v), nulls, dt)?,
+                _ => prim::<Int32Type>(take(v), nulls, dt)?,
+            },
+            Kind::I64(v) => match &dt {
+                DataType::Time64(_) => prim::<Time64MicrosecondType>(take(v), nulls, dt)?,
+                DataType::Timestamp(TimeUnit::Millisecond, _) => {
+                    prim::<TimestampMillisecondType>(take(v), nulls, dt)?
+                }
+                DataType::Timestamp(TimeUnit::Microsecond, _) => {
+                    prim::<TimestampMicrosecondType>(take(v), nulls, dt)?
+                }
+                DataType::Timestamp(_, _) => prim::<TimestampNanosecondType>(take(v), nulls, dt)?,
+                _ => prim::<Int64Type>(take(v), nulls, dt)?,
+            },
+            Kind::F32(v) => prim::<Float32Type>(take(v), nulls, dt)?,
+            Kind::F64(v) => prim::<Float64Type>(take(v), nulls, dt)?,
+            Kind::Dec128(v) => prim::<Decimal128Type>(take(v), nulls, dt)?,
+            Kind::Dec256(v) => prim::<Decimal256Type>(take(v), nulls, dt)?,
+            Kind::Interval(v) => prim::<IntervalMonthDayNanoType>(take(v), nulls, dt)?,
+            Kind::Bin { offsets: o, values } => {
+                let values = Buffer::from_vec(take(values));
+                let o = offsets(o);
+                match dt {
+                    DataType::Binary => Arc::new(BinaryArray::try_new(o, values, nulls)?),
+                    DataType::Utf8View => {
+                        let s = StringArray::try_new(o, values, nulls).map_err(utf8_error)?;
+                        Arc::new(StringViewArray::from(&s))
+                    }
+                    _ => Arc::new(StringArray::try_new(o, values, nulls).map_err(utf8_error)?),
+                }
+            }
+            Kind::Fixed { size, values, len } => {
+                let n = std::mem::take(len);
+                let values = Buffer::from_vec(take(values));
+                Arc::new(FixedSizeBinaryArray::try_new_with_len(
+                    *size as i32,
+                    values,
+                    nulls,
+                    n,
+                )?)
+            }
+            Kind::Enum { keys, symbols } => {
+                let keys =
+                    PrimitiveArray::<Int32Type>::try_new(ScalarBuffer::from(take(keys)), nulls)?;
+                Arc::new(DictionaryArray::<Int32Type>::try_new(
+                    keys,
+                    symbols.clone(),
+                )?)
+            }
+            Kind::List {
+                offsets: o,
+                item,
+                field,
+            } => {
+                let values = item.finish()?;
+                Arc::new(ListArray::try_new(
+                    field.clone(),
+                    offsets(o),
+                    values,
+                    nulls,
+                )?)
+            }
+            Kind::Map {
+                offsets: o,
+                keys,
+                values,
+                entries,
+            } => {
+                let k = keys.finish()?;
+                let v = values.finish()?;
+                let DataType::Struct(kv) = entries.data_type() else {
+                    return Err(internal("map entries"));
+                };
+                let st = StructArray::try_new(kv.clone(), vec![k, v], None)?;
+                Arc::new(MapArray::try_new(
+                    entries.clone(),
+                    offsets(o),
+                    st,
+                    nulls,
+                    false,
+                )?)
+            }
+            Kind::Struct { children, len, .. } => {
+                let n = std::mem::take(len);
+                let DataType::Struct(fields) = &dt else {
+                    return Err(internal("struct"));
+                };
+                let arrays = children
+                    .iter_mut()
+                    .map(Col::finish)
+                    .collect::<Result<Vec<_>>>()?;
+                Arc::new(StructArray::try_new_with_length(
+                    fields.clone(),
+                    arrays,
+                    nulls,
+                    n,
+                )?)
+            }
+            Kind::Union {
+                type_ids,
+                offsets: o,
+                children,
+                counts,
+            } => {
+                let DataType::Union(fields, _) = &dt else {
+                    return Err(internal("union"));
+                };
+                counts.iter_mut().for_each(|c| *c = 0);
+                let arrays = children
+                    .iter_mut()
+                    .map(Col::finish)
+                    .collect::<Result<Vec<_>>>()?;
+                Arc::new(UnionArray::try_new(
+                    fields.clone(),
+                    ScalarBuffer::from(take(type_ids)),
+                    Some(ScalarBuffer::from(take(o))),
+                    arrays,
+                )?)
+            }
+        };
+        Ok(array)
+    }
+}
+
+impl Kind {
+    /// Appends the value a null slot holds (zero, empty).
+    pub(crate) fn push_placeholder(&mut self) {
+        match self {
+            Kind::Null(n) => *n += 1,
+            Kind::Bool(b) => b.append(false),
+            Kind::I32(v) => v.push(0),
+            Kind::I64(v) => v.push(0),
+            Kind::F32(v) => v.push(0.0),
+            Kind::F64(v) => v.push(0.0),
+            Kind::Bin { offsets, .. } | Kind::List { offsets, .. } | Kind::Map { offsets, .. } => {
+                let last = *offsets.last().unwrap_or(&0);
+                offsets.push(last);
+            }
+            Kind::Fixed { size, values, len } => {
+                values.resize(values.len() + *size, 0);
+                *len += 1;
+            }
+            Kind::Dec128(v) => v.push(0),
+            Kind::Dec256(v) => v.push(i256::ZERO),
+            Kind::Interval(v) => v.push(IntervalMonthDayNano::ZERO),
+            Kind::Enum { keys, .. } => keys.push(0),
+            Kind::Struct { children, len, .. } => {
+                children.iter_mut().for_each(Col::push_null);
+                *len += 1;
+            }
+            Kind::Union {
+                type_ids,
+                offsets,
+                children,
+                counts,
+            } => {
+                type_ids.push(0);
+                offsets.push(counts[0]);
+                counts[0] += 1;
+                children[0].push_null();
+            }
+        }
+    }
+}
+
+#[cold]
+pub(crate) fn internal(what: &str) -> Error {
+    Error::new(
+        ErrorKind::Unsupported,
+        format!("internal: the plan and the {what} column disagree"),
+    )
+}
+
+#[cold]
+fn utf8_error(e: arrow_schema::ArrowError) -> Error {
+    Error::new(
+        ErrorKind::Data,
+        format!("a string is not valid UTF-8 ({e})"),
+    )
+}

@@ -1,0 +1,567 @@
+//! The read program: a writer/reader plan compiled against the output columns, and the
+//! interpreter that runs it over Avro binary data, appending to the columns.
+//!
+//! The program comes from the core's [`ResolvedPlan`] (promotions, skips, defaults, enum and
+//! union remaps are the plan's); what it adds is where each value lands in Arrow.
+
+use arrow_buffer::{i256, IntervalMonthDayNano};
+use avrokit::resolution::{FieldStep, PlanOp, PlanOpId, ResolvedPlan, MISSING_SYMBOL};
+use avrokit::schema::{NodeId, NodeKind};
+use avrokit::{Limits, Schema};
+
+use super::column::{internal, Col, Kind};
+use super::cursor::Cursor;
+use crate::error::{Error, ErrorKind, Result};
+use crate::mapping::nullable_union;
+
+/// How to read one value from the wire into a column.
+pub(crate) enum Src {
+    Null,
+    Bool,
+    Int,
+    IntToLong,
+    IntToF32,
+    IntToF64,
+    Long,
+    LongToF32,
+    LongToF64,
+    Float,
+    FloatToF64,
+    Double,
+    /// Length-prefixed bytes into a binary, decimal column.
+    Bytes,
+    /// Length-prefixed UTF-8 into a string or (text) uuid column.
+    Str,
+    Fixed(usize),
+    Enum(Box<[u32]>),
+    Array {
+        item: Box<Src>,
+        /// Items take no bytes on the wire: their count is bounded by the limit alone.
+        zero_size: bool,
+    },
+    Map(Box<Src>),
+    Record(Box<RecordSrc>),
+    Union(Box<[Src]>),
+    Wrap(u32, Box<Src>),
+    Fail(Box<str>),
+}
+
+pub(crate) struct RecordSrc {
+    pub(crate) steps: Box<[Step]>,
+    /// Reader-only fields: position, the default's encoding, how to read it.
+    pub(crate) defaults: Box<[(usize, Box<[u8]>, Src)]>,
+}
+
+pub(crate) enum Step {
+    Read(usize, Src),
+    SkipBytes(u64),
+    /// A writer-only value, skipped by the core's decoder (`skip_value`), rooted at its node.
+    Skip(Schema),
+}
+
+/// Compiles `plan`'s op `op` (a value of reader node `r`) into the program for column `col`.
+pub(crate) fn compile(plan: &ResolvedPlan, op: PlanOpId, r: NodeId, col: &Col) -> Result<Src> {
+    let reader = plan.reader();
+    let rnode = reader.node(r);
+    Ok(match plan.op(op) {
+        PlanOp::Null => Src::Null,
+        PlanOp::Boolean => Src::Bool,
+        PlanOp::Int => Src::Int,
+        PlanOp::IntToLong => Src::IntToLong,
+        PlanOp::IntToFloat => Src::IntToF32,
+        PlanOp::IntToDouble => Src::IntToF64,
+        PlanOp::Long => Src::Long,
+        PlanOp::LongToFloat => Src::LongToF32,
+        PlanOp::LongToDouble => Src::LongToF64,
+        PlanOp::Float => Src::Float,
+        PlanOp::FloatToDouble => Src::FloatToF64,
+        PlanOp::Double => Src::Double,
+        PlanOp::Bytes => Src::Bytes,
+        PlanOp::String => Src::Str,
+        PlanOp::Fixed { size } => Src::Fixed(size),
+        PlanOp::Enum { table } => Src::Enum(table.into()),
+        PlanOp::Array { items } => {
+            let (NodeKind::Array(a), Kind::List { item, .. }) = (&rnode.kind, &col.kind) else {
+                return Err(internal("array"));
+            };
+            let item_src = compile(plan, items, a.items, item)?;
+            let zero_size = takes_no_bytes(&item_src);
+            Src::Array {
+                item: Box::new(item_src),
+                zero_size,
+            }
+        }
+        PlanOp::Map { values } => {
+            let (NodeKind::Map(m), Kind::Map { values: v, .. }) = (&rnode.kind, &col.kind) else {
+                return Err(internal("map"));
+            };
+            Src::Map(Box::new(compile(plan, values, m.values, v)?))
+        }
+        PlanOp::Record(rec) => {
+            let (NodeKind::Record(rs), Kind::Struct { children, .. }) = (&rnode.kind, &col.kind)
+            else {
+                return Err(internal("record"));
+            };
+            let steps = rec
+                .steps()
+                .map(|s| {
+                    Ok(match s {
+                        FieldStep::Read { op, to } => {
+                            Step::Read(to, compile(plan, op, rs.fields[to].schema, &children[to])?)
+                        }
+                        FieldStep::SkipBytes(n) => Step::SkipBytes(n),
+                        FieldStep::SkipValue(w) => Step::Skip(plan.writer().at(w)),
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let defaults = rec
+                .defaults()
+                .map(|(to, value)| {
+                    let field = reader.at(rs.fields[to].schema);
+                    let bytes = avrokit::to_datum_vec(value, &field)?;
+                    let own = ResolvedPlan::compile(&field, &field)?;
+                    let src = compile(&own, own.root_op(), field.root_id(), &children[to])?;
+                    Ok((to, bytes.into_boxed_slice(), src))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Src::Record(Box::new(RecordSrc {
+                steps: steps.into(),
+                defaults: defaults.into(),
+            }))
+        }
+        PlanOp::Union { branches } => Src::Union(
+            branches
+                .iter()
+                .map(|&b| compile(plan, b, r, col))
+                .collect::<Result<Vec<_>>>()?
+                .into(),
+        ),
+        PlanOp::Wrap { branch, op } => {
+            let NodeKind::Union(u) = &rnode.kind else {
+                return Err(internal("union"));
+            };
+            let target = *u
+                .variants
+                .get(branch as usize)
+                .ok_or_else(|| internal("union branch"))?;
+            let inner = match (&col.kind, nullable_union(reader, rnode)) {
+                (_, Some((_, null_branch))) if null_branch == branch => Src::Null,
+                (_, Some(_)) => compile(plan, op, target, col)?,
+                (Kind::Union { children, .. }, None) => {
+                    compile(plan, op, target, &children[branch as usize])?
+                }
+                _ => return Err(internal("union")),
+            };
+            Src::Wrap(branch, Box::new(inner))
+        }
+        PlanOp::Fail { message } => Src::Fail(message.into()),
+        _ => return Err(Error::unsupported("an op this version does not know")),
+    })
+}
+
+fn takes_no_bytes(src: &Src) -> bool {
+    match src {
+        Src::Null | Src::Fixed(0) => true,
+        Src::Record(r) => r.steps.iter().all(|s| match s {
+            Step::Read(_, s) => takes_no_bytes(s),
+            Step::SkipBytes(n) => *n == 0,
+            Step::Skip(_) => false,
+        }),
+        Src::Wrap(_, s) => takes_no_bytes(s),
+        _ => false,
+    }
+}
+
+/// What reading needs besides the data: the limits.
+pub(crate) struct Cx {
+    pub(crate) limits: Limits,
+}
+
+#[inline(always)]
+fn push_str_like(col: &mut Col, b: &[u8]) -> Result<()> {
+    if let Kind::Bin { offsets, values } = &mut col.kind {
+        values.extend_from_slice(b);
+        let end = i32::try_from(values.len()).map_err(|_| too_big())?;
+        offsets.push(end);
+        Ok(())
+    } else {
+        Err(internal("binary"))
+    }
+}
+
+#[cold]
+fn too_big() -> Error {
+    Error::new(
+        ErrorKind::Limit,
+        "a column's values exceed 2 GiB in one batch (use a smaller batch size)",
+    )
+}
+
+/// Reads one value with `src` into `col`.
+#[inline]
+pub(crate) fn read(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
+    match src {
+        Src::Long => match &mut col.kind {
+            Kind::I64(v) => v.push(cur.long()?),
+            _ => return Err(internal("long")),
+        },
+        Src::Int => match &mut col.kind {
+            Kind::I32(v) => v.push(cur.int()?),
+            _ => return Err(internal("int")),
+        },
+        Src::Str => {
+            let b = cur.bytes()?;
+            match &mut col.kind {
+                Kind::Fixed { values, len, .. } => {
+                    let at = cur.pos() - b.len();
+                    let u = parse_uuid(b).ok_or_else(|| {
+                        Error::at(
+                            ErrorKind::Data,
+                            format!("not a uuid: {:?}", String::from_utf8_lossy(b)),
+                            at as u64,
+                        )
+                    })?;
+                    values.extend_from_slice(&u);
+                    *len += 1;
+                }
+                _ => push_str_like(col, b)?,
+            }
+        }
+        Src::Double => match &mut col.kind {
+            Kind::F64(v) => v.push(cur.double()?),
+            _ => return Err(internal("double")),
+        },
+        Src::Float => match &mut col.kind {
+            Kind::F32(v) => v.push(cur.float()?),
+            _ => return Err(internal("float")),
+        },
+        Src::Bool => match &mut col.kind {
+            Kind::Bool(b) => b.append(cur.boolean()?),
+            _ => return Err(internal("boolean")),
+        },
+        Src::Null => match &mut col.kind {
+            Kind::Null(n) => *n += 1,
+            _ => return Err(internal("null")),
+        },
+        Src::IntToLong => match &mut col.kind {
+            Kind::I64(v) => v.push(cur.int()? as i64),
+            _ => return Err(internal("long")),
+        },
+        Src::IntToF32 => match &mut col.kind {
+            Kind::F32(v) => v.push(cur.int()? as f32),
+            _ => return Err(internal("float")),
+        },
+        Src::IntToF64 => match &mut col.kind {
+            Kind::F64(v) => v.push(cur.int()? as f64),
+            _ => return Err(internal("double")),
+        },
+        Src::LongToF32 => match &mut col.kind {
+            Kind::F32(v) => v.push(cur.long()? as f32),
+            _ => return Err(internal("float")),
+        },
+        Src::LongToF64 => match &mut col.kind {
+            Kind::F64(v) => v.push(cur.long()? as f64),
+            _ => return Err(internal("double")),
+        },
+        Src::FloatToF64 => match &mut col.kind {
+            Kind::F64(v) => v.push(cur.float()? as f64),
+            _ => return Err(internal("double")),
+        },
+        Src::Bytes => {
+            let at = cur.pos();
+            let b = cur.bytes()?;
+            match &mut col.kind {
+                Kind::Dec128(v) => v.push(decimal128(b).ok_or_else(|| decimal_error(b, at))?),
+                Kind::Dec256(v) => v.push(decimal256(b).ok_or_else(|| decimal_error(b, at))?),
+                _ => push_str_like(col, b)?,
+            }
+        }
+        Src::Fixed(size) => {
+            let at = cur.pos();
+            let b = cur.take(*size)?;
+            match &mut col.kind {
+                Kind::Fixed { values, len, .. } => {
+                    values.extend_from_slice(b);
+                    *len += 1;
+                }
+                Kind::Dec128(v) => v.push(decimal128(b).ok_or_else(|| decimal_error(b, at))?),
+                Kind::Dec256(v) => v.push(decimal256(b).ok_or_else(|| decimal_error(b, at))?),
+                Kind::Interval(v) => {
+                    let le = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+                    if b.len() != 12 {
+                        return Err(internal("duration"));
+                    }
+                    // Avro's months and days are unsigned, Arrow's signed: values past
+                    // i32::MAX wrap, as arrow-avro's do.
+                    let (months, days, millis) = (le(0), le(4), le(8));
+                    v.push(IntervalMonthDayNano::new(
+                        months as i32,
+                        days as i32,
+                        millis as i64 * 1_000_000,
+                    ));
+                }
+                _ => return Err(internal("fixed")),
+            }
+        }
+        Src::Enum(table) => {
+            let at = cur.pos();
+            let i = cur.int()?;
+            let mapped = match usize::try_from(i).ok().and_then(|i| table.get(i)) {
+                Some(&m) if m != MISSING_SYMBOL => m,
+                Some(_) => {
+                    return Err(Error::at(
+                        ErrorKind::Avro(avrokit::ErrorKind::Resolution),
+                        format!("enum symbol {i} of the writer is not in the reader's enum, which has no default"),
+                        at as u64,
+                    ))
+                }
+                None => {
+                    return Err(Error::at(
+                        ErrorKind::Data,
+                        format!("enum index {i} out of range ({} symbols)", table.len()),
+                        at as u64,
+                    ))
+                }
+            };
+            match &mut col.kind {
+                Kind::Enum { keys, .. } => keys.push(mapped as i32),
+                _ => return Err(internal("enum")),
+            }
+        }
+        Src::Record(r) => read_record(col, r, cur, cx)?,
+        Src::Array { item, zero_size } => {
+            let Kind::List {
+                offsets,
+                item: child,
+                ..
+            } = &mut col.kind
+            else {
+                return Err(internal("array"));
+            };
+            loop {
+                let at = cur.pos();
+                let n = cur.block_count()?;
+                if n == 0 {
+                    break;
+                }
+                check_count(n, *zero_size, cur, cx, at)?;
+                for _ in 0..n {
+                    read(child, item, cur, cx).map_err(|e| e.in_field("[]"))?;
+                }
+            }
+            let end = i32::try_from(child.len()).map_err(|_| too_big())?;
+            offsets.push(end);
+        }
+        Src::Map(value) => {
+            let Kind::Map {
+                offsets,
+                keys,
+                values,
+                ..
+            } = &mut col.kind
+            else {
+                return Err(internal("map"));
+            };
+            loop {
+                let at = cur.pos();
+                let n = cur.block_count()?;
+                if n == 0 {
+                    break;
+                }
+                check_count(n, false, cur, cx, at)?;
+                for _ in 0..n {
+                    let k = cur.bytes()?;
+                    push_str_like(keys, k)?;
+                    read(values, value, cur, cx).map_err(|e| e.in_field("{}"))?;
+                }
+            }
+            let end = i32::try_from(keys.len()).map_err(|_| too_big())?;
+            offsets.push(end);
+        }
+        Src::Union(branches) => {
+            let at = cur.pos();
+            let i = cur.long()?;
+            let Some(b) = usize::try_from(i).ok().and_then(|i| branches.get(i)) else {
+                return Err(Error::at(
+                    ErrorKind::Data,
+                    format!("union index {i} out of range ({} branches)", branches.len()),
+                    at as u64,
+                ));
+            };
+            if let Src::Fail(message) = b {
+                return Err(Error::at(
+                    ErrorKind::Avro(avrokit::ErrorKind::Resolution),
+                    format!("writer union branch {i}: {message}"),
+                    at as u64,
+                ));
+            }
+            read(col, b, cur, cx)?;
+        }
+        Src::Wrap(branch, inner) => {
+            if let Some(null_branch) = col.nulls.as_ref().map(|n| n.null_branch) {
+                if *branch == null_branch {
+                    col.push_null();
+                } else {
+                    col.push_valid();
+                    read(col, inner, cur, cx)?;
+                }
+            } else if let Kind::Union {
+                type_ids,
+                offsets,
+                children,
+                counts,
+            } = &mut col.kind
+            {
+                let b = *branch as usize;
+                type_ids.push(b as i8);
+                offsets.push(counts[b]);
+                counts[b] += 1;
+                read(&mut children[b], inner, cur, cx)?;
+            } else {
+                return Err(internal("union"));
+            }
+        }
+        Src::Fail(message) => {
+            return Err(Error::at(
+                ErrorKind::Avro(avrokit::ErrorKind::Resolution),
+                message.to_string(),
+                cur.pos() as u64,
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// Reads one record into a struct column.
+#[inline]
+pub(crate) fn read_record(col: &mut Col, r: &RecordSrc, cur: &mut Cursor, cx: &Cx) -> Result<()> {
+    let Kind::Struct {
+        children,
+        names,
+        len,
+    } = &mut col.kind
+    else {
+        return Err(internal("record"));
+    };
+    for step in r.steps.iter() {
+        match step {
+            Step::Read(to, src) => {
+                read(&mut children[*to], src, cur, cx).map_err(|e| e.in_field(&names[*to]))?
+            }
+            Step::SkipBytes(n) => cur.skip(*n)?,
+            Step::Skip(schema) => skip(schema, cur, cx)?,
+        }
+    }
+    for (to, bytes, src) in r.defaults.iter() {
+        read(&mut children[*to], src, &mut Cursor::new(bytes), cx)
+            .map_err(|e| e.in_field(&names[*to]))?;
+    }
+    *len += 1;
+    Ok(())
+}
+
+/// Skips a writer-only value with the core's decoder, which bounds depth and checks lengths.
+#[cold]
+fn skip(schema: &Schema, cur: &mut Cursor, cx: &Cx) -> Result<()> {
+    let rest = cur.rest();
+    let mut dec = avrokit::Decoder::from_slice(rest).with_limits(cx.limits);
+    let at = cur.pos() as u64;
+    dec.skip_value(schema, schema.root_id())
+        .map_err(|e| Error::from(e).shifted(at))?;
+    cur.advance(rest.len() - dec.rest().len());
+    Ok(())
+}
+
+/// A block's item count against what is left and the limits, before anything is read.
+#[inline]
+fn check_count(n: u64, zero_size: bool, cur: &Cursor, cx: &Cx, at: usize) -> Result<()> {
+    let bound = if zero_size {
+        cx.limits.max_alloc as u64
+    } else {
+        cur.remaining() as u64
+    };
+    if n > bound {
+        return Err(Error::at(
+            if zero_size {
+                ErrorKind::Limit
+            } else {
+                ErrorKind::Eof
+            },
+            format!(
+                "block of {n} items, but {}",
+                if zero_size {
+                    format!("the limit is {bound}")
+                } else {
+                    format!("only {bound} bytes are left")
+                }
+            ),
+            at as u64,
+        ));
+    }
+    Ok(())
+}
+
+fn decimal128(b: &[u8]) -> Option<i128> {
+    let mut buf = [if b.first().is_some_and(|&x| x & 0x80 != 0) {
+        0xff
+    } else {
+        0
+    }; 16];
+    let b = strip_sign(b, 16)?;
+    buf[16 - b.len()..].copy_from_slice(b);
+    Some(i128::from_be_bytes(buf))
+}
+
+fn decimal256(b: &[u8]) -> Option<i256> {
+    let neg = b.first().is_some_and(|&x| x & 0x80 != 0);
+    let mut buf = [if neg { 0xff } else { 0 }; 32];
+    let b = strip_sign(b, 32)?;
+    buf[32 - b.len()..].copy_from_slice(b);
+    Some(i256::from_be_bytes(buf))
+}
+
+/// Drops redundant sign-extension bytes so the value fits `width` bytes, if it can.
+fn strip_sign(mut b: &[u8], width: usize) -> Option<&[u8]> {
+    while b.len() > width {
+        let (first, second) = (b[0], b[1]);
+        let redundant = (first == 0 && second & 0x80 == 0) || (first == 0xff && second & 0x80 != 0);
+        if !redundant {
+            return None;
+        }
+        b = &b[1..];
+    }
+    Some(b)
+}
+
+#[cold]
+fn decimal_error(b: &[u8], at: usize) -> Error {
+    Error::at(
+        ErrorKind::Data,
+        format!(
+            "a decimal of {} bytes does not fit the Arrow decimal type",
+            b.len()
+        ),
+        at as u64,
+    )
+}
+
+/// The 16 bytes of a uuid's text form (`8-4-4-4-12` hex digits).
+pub(crate) fn parse_uuid(s: &[u8]) -> Option<[u8; 16]> {
+    if s.len() != 36 || s[8] != b'-' || s[13] != b'-' || s[18] != b'-' || s[23] != b'-' {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    let mut n = 0;
+    let mut i = 0;
+    while i < 36 {
+        if s[i] == b'-' {
+            i += 1;
+            continue;
+        }
+        let hex = |c: u8| (c as char).to_digit(16);
+        out[n] = (hex(s[i])? * 16 + hex(s[i + 1])?) as u8;
+        n += 1;
+        i += 2;
+    }
+    Some(out)
+}

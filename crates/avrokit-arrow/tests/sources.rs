@@ -1,0 +1,233 @@
+//! Every way in: whole files on one and several threads, byte-range splits, projection,
+//! reader schemas (resolution), bare datums, single-object and Confluent messages.
+
+mod common;
+
+use arrow_array::{Array, RecordBatch};
+use avrokit::container::{Codec, WriterBuilder};
+use avrokit::{Schema, Value};
+use avrokit_arrow::ReaderBuilder;
+use common::*;
+
+fn schema() -> Schema {
+    Schema::parse_str(
+        r#"{"type":"record","name":"E","namespace":"t","fields":[
+            {"name":"id","type":"long"},
+            {"name":"name","type":["null","string"]},
+            {"name":"tags","type":{"type":"array","items":"string"}},
+            {"name":"inner","type":{"type":"record","name":"I","fields":[
+                {"name":"a","type":"int"},{"name":"b","type":"string"}]}}]}"#,
+    )
+    .unwrap()
+}
+
+fn record(i: i64) -> Value {
+    Value::Record(vec![
+        Value::Long(i),
+        if i % 3 == 0 {
+            Value::Union(0, Box::new(Value::Null))
+        } else {
+            Value::Union(1, Box::new(Value::String(format!("n{i}"))))
+        },
+        Value::Array((0..i % 4).map(|k| Value::String(format!("t{k}"))).collect()),
+        Value::Record(vec![
+            Value::Int(i as i32 * 2),
+            Value::String("x".repeat(i as usize % 5)),
+        ]),
+    ])
+}
+
+fn file(n: i64, codec: Codec, block: u64) -> Vec<u8> {
+    let mut w = WriterBuilder::new(&schema())
+        .with_codec(codec)
+        .with_block_records(block)
+        .build(Vec::new())
+        .unwrap();
+    for i in 0..n {
+        w.append(&record(i)).unwrap();
+    }
+    w.into_inner().unwrap()
+}
+
+fn all(b: ReaderBuilder, data: &[u8]) -> RecordBatch {
+    let batches: Vec<_> = b
+        .build_slice(data)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    concat(&batches).unwrap()
+}
+
+fn same(a: &RecordBatch, b: &RecordBatch) {
+    assert_eq!(a.num_rows(), b.num_rows());
+    assert_eq!(a.num_columns(), b.num_columns());
+    for i in 0..a.num_columns() {
+        assert_eq!(show(a.column(i)), show(b.column(i)), "column {i}");
+    }
+}
+
+#[test]
+fn threads_give_the_same_batches_in_order() {
+    for codec in [Codec::Null, Codec::Snappy, Codec::DEFLATE] {
+        let data = file(5000, codec, 97);
+        let one = all(ReaderBuilder::new().with_batch_size(300), &data);
+        assert_eq!(one.num_rows(), 5000);
+        for threads in [2, 3, 8] {
+            let many = all(
+                ReaderBuilder::new()
+                    .with_batch_size(300)
+                    .with_threads(threads),
+                &data,
+            );
+            same(&one, &many);
+        }
+    }
+}
+
+#[test]
+fn batch_sizes_are_respected() {
+    let data = file(1000, Codec::Null, 64);
+    let r = ReaderBuilder::new()
+        .with_batch_size(100)
+        .build_slice(&data)
+        .unwrap();
+    let sizes: Vec<usize> = r.map(|b| b.unwrap().num_rows()).collect();
+    assert_eq!(sizes, vec![100; 10]);
+    let r = ReaderBuilder::new()
+        .with_batch_size(100)
+        .with_threads(2)
+        .build_slice(&data)
+        .unwrap();
+    assert!(r.map(|b| b.unwrap().num_rows()).all(|n| n <= 100 && n > 0));
+}
+
+#[test]
+fn splits_cover_every_record_once() {
+    let data = file(3000, Codec::Snappy, 50);
+    let whole = all(ReaderBuilder::new(), &data);
+    let len = data.len() as u64;
+    let mut parts = Vec::new();
+    let step = len / 7 + 1;
+    let mut start = 0;
+    while start < len {
+        let end = (start + step).min(len);
+        let mut r = ReaderBuilder::new()
+            .build_seekable(std::io::Cursor::new(&data))
+            .unwrap();
+        r.seek_split(start, end).unwrap();
+        parts.extend(r.map(|b| b.unwrap()));
+        start = end;
+    }
+    same(&whole, &concat(&parts).unwrap());
+}
+
+#[test]
+fn projection_selects_nested_columns() {
+    let data = file(200, Codec::Null, 30);
+    let whole = all(ReaderBuilder::new(), &data);
+    let p = all(
+        ReaderBuilder::new().with_projection(["inner.b", "id"]),
+        &data,
+    );
+    assert_eq!(p.num_columns(), 2);
+    assert_eq!(p.schema().field(0).name(), "id");
+    same(
+        &RecordBatch::try_from_iter([("id", whole.column(0).clone())]).unwrap(),
+        &RecordBatch::try_from_iter([("id", p.column(0).clone())]).unwrap(),
+    );
+    let inner = p
+        .column(1)
+        .as_any()
+        .downcast_ref::<arrow_array::StructArray>()
+        .unwrap();
+    assert_eq!(inner.num_columns(), 1);
+    let full_inner = whole
+        .column(3)
+        .as_any()
+        .downcast_ref::<arrow_array::StructArray>()
+        .unwrap();
+    assert_eq!(show(inner.column(0)), show(full_inner.column(1)));
+    let err = ReaderBuilder::new()
+        .with_projection(["nope"])
+        .build_slice(&data)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("nope"), "{err}");
+}
+
+#[test]
+fn reader_schemas_resolve_as_the_core_does() {
+    let data = file(50, Codec::Null, 10);
+    let reader = Schema::parse_str(
+        r#"{"type":"record","name":"E","namespace":"t","fields":[
+            {"name":"inner","type":{"type":"record","name":"I","fields":[
+                {"name":"b","type":"bytes"},{"name":"a","type":"double"}]}},
+            {"name":"extra","type":"string","default":"dflt"},
+            {"name":"id","type":"float"}]}"#,
+    )
+    .unwrap();
+    let b = all(ReaderBuilder::new().with_reader_schema(&reader), &data);
+    assert_eq!(b.num_columns(), 3);
+    // The core's resolved values, row by row, against the columns.
+    let plan = avrokit::ResolvedPlan::compile(&schema(), &reader).unwrap();
+    let extra = show(b.column(1));
+    let id = show(b.column(2));
+    for (row, v) in avrokit::container::Reader::from_slice(&data)
+        .unwrap()
+        .enumerate()
+    {
+        let bytes = avrokit::to_datum_vec(&v.unwrap(), &schema()).unwrap();
+        let r = avrokit::value::from_datum_slice_resolved(&bytes, &plan).unwrap();
+        let Value::Record(f) = r else { panic!() };
+        assert_eq!(f[1], Value::String("dflt".into()));
+        assert_eq!(extra[row], "dflt");
+        let Value::Float(x) = f[2] else { panic!() };
+        assert_eq!(id[row].parse::<f32>().unwrap(), x);
+    }
+    let bad = Schema::parse_str(
+        r#"{"type":"record","name":"E","namespace":"t","fields":[{"name":"id","type":"int"}]}"#,
+    )
+    .unwrap();
+    let err = ReaderBuilder::new()
+        .with_reader_schema(&bad)
+        .build_slice(&data)
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("long"), "{err}");
+}
+
+#[test]
+fn datums_and_messages_make_one_batch() {
+    let s = schema();
+    let from_file = all(ReaderBuilder::new(), &file(20, Codec::Null, 100));
+    // Bare datums, one by one and as one stream.
+    let datums: Vec<Vec<u8>> = (0..20)
+        .map(|i| avrokit::to_datum_vec(&record(i), &s).unwrap())
+        .collect();
+    let mut dec = ReaderBuilder::new().build_decoder(&s).unwrap();
+    for d in &datums {
+        dec.decode(d).unwrap();
+    }
+    same(&from_file, &dec.flush().unwrap());
+    assert_eq!(dec.decode_stream(&datums.concat()).unwrap(), 20);
+    same(&from_file, &dec.flush().unwrap());
+    // Single-object and Confluent framing.
+    let mut store = avrokit::single_object::SchemaStore::new();
+    store.add(&s);
+    for i in 0..20 {
+        let msg = avrokit::single_object::to_single_object_vec(&record(i), &s).unwrap();
+        dec.decode_single_object(&msg, &store).unwrap();
+    }
+    same(&from_file, &dec.flush().unwrap());
+    for i in 0..20 {
+        let msg = avrokit::single_object::to_confluent_vec(&record(i), &s, 7).unwrap();
+        dec.decode_confluent(&msg, |id| (id == 7).then(|| s.clone()))
+            .unwrap();
+    }
+    same(&from_file, &dec.flush().unwrap());
+    // A datum with bytes left over is an error.
+    let mut long = datums[1].clone();
+    long.push(0);
+    assert!(dec.decode(&long).is_err());
+    assert!(dec.decode_confluent(&[0, 0, 0, 0, 9, 0], |_| None).is_err());
+}
