@@ -674,8 +674,12 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
                     p: self.p,
                     op: b,
                 };
+                // An enum or string branch is the Rust enum itself (`Option<Suit>`), unless
+                // the Rust enum has a variant named after the branch (a union's enum).
                 let v = match &ops[b as usize] {
-                    Op::Enum(_) | Op::String(_) | Op::Wrap { .. } => {
+                    Op::Enum(_) | Op::String(_) | Op::Wrap { .. }
+                        if !de.branch_names_a_variant(variants) =>
+                    {
                         de.deserialize_enum(_name, variants, visitor)?
                     }
                     _ => de.variant(variants, visitor)?,
@@ -684,7 +688,10 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
                 Ok(v)
             }
             // An Avro enum inside a reader union (`Option<Suit>` reading `["null", Suit]`).
-            Op::Wrap { op, .. } if matches!(ops[*op as usize], Op::Enum(_)) => {
+            Op::Wrap { op, .. }
+                if matches!(ops[*op as usize], Op::Enum(_))
+                    && !self.branch_names_a_variant(variants) =>
+            {
                 let sym = self.with(*op).symbol()?;
                 visitor.visit_enum(StrDeserializer::<Error>::new(sym))
             }
@@ -1039,6 +1046,27 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
                 None => Err(enum_out_of_range(p, e.writer, i, at)),
             },
             _ => Err(wrong_shape("no enum", at)),
+        }
+    }
+
+    /// True when the reader type of this union branch (a `Wrap`'s, or this op's) is named
+    /// like one of `variants`, ignoring ASCII case: the Rust enum stands for the union.
+    fn branch_names_a_variant(&self, variants: &[&str]) -> bool {
+        let p = self.p.plan.inner();
+        let op = match &p.ops[self.op as usize] {
+            Op::Wrap { op, .. } => *op,
+            _ => self.op,
+        };
+        let node = self.p.reader_of.get(op as usize).copied();
+        match node.filter(|&n| (n as usize) < p.reader.nodes().len()) {
+            Some(n) => {
+                let name = branch_name(&p.reader, NodeId(n));
+                let full = p.reader.node(NodeId(n)).name().map(|n| n.fullname());
+                variants
+                    .iter()
+                    .any(|v| v.eq_ignore_ascii_case(name) || full == Some(*v))
+            }
+            None => false,
         }
     }
 
