@@ -110,6 +110,9 @@ struct ContainerAttrs {
     namespace: Option<String>,
     /// `#[avro(doc)]`, `#[avro(alias)]`s, `#[avro(props)]`.
     extra: Extra,
+    /// `#[avro(enum_default = "SYMBOL")]`: the default symbol, when it is not the last (where
+    /// `#[serde(other)]` can mark it).
+    enum_default: Option<String>,
     rename_all: Option<String>,
     default: bool,
     transparent: bool,
@@ -248,10 +251,12 @@ fn container_attrs(attrs: &[Attribute], is_enum: bool, errs: &mut Errors) -> Con
                     c.namespace = Some(lit_str(&meta)?.value());
                 } else if meta.path.is_ident("name") {
                     c.name = Some(lit_str(&meta)?.value());
+                } else if meta.path.is_ident("enum_default") && is_enum {
+                    c.enum_default = Some(lit_str(&meta)?.value());
                 } else if !c.extra.parse(&meta)? {
                     return Err(meta.error(
                         "unknown avro attribute on a type: expected `namespace`, `name`, \
-                         `doc`, `alias` or `props`",
+                         `doc`, `alias`, `props` or (on an enum) `enum_default`",
                     ));
                 }
                 Ok(())
@@ -931,13 +936,9 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             }
         },
         Data::Enum(e) => {
-            if e.variants.is_empty() {
-                errs.push(syn::Error::new(
-                    input.ident.span(),
-                    "AvroSchema needs at least one variant (an Avro enum or union cannot be empty)",
-                ));
-            }
-            let all_unit = e.variants.iter().all(|v| matches!(v.fields, Fields::Unit));
+            // An enum without variants, which has no values, is the empty union.
+            let all_unit = !e.variants.is_empty()
+                && e.variants.iter().all(|v| matches!(v.fields, Fields::Unit));
             let mut symbols = Vec::new();
             let mut default_symbol = None;
             let mut branches = Vec::new();
@@ -953,7 +954,9 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                         v.ident.to_string()
                     }),
                 };
-                if !valid_name(&vname) {
+                // A newtype variant's name only picks the union branch (`Point`, `com.x.Point`).
+                let newtype = matches!(&v.fields, Fields::Unnamed(f) if f.unnamed.len() == 1);
+                if !newtype && !valid_name(&vname) {
                     errs.push(syn::Error::new(
                         v.span(),
                         format!("{vname:?} is not a valid Avro name: [A-Za-z_][A-Za-z0-9_]*"),
@@ -998,6 +1001,15 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                         record_json(&vname, ns, vdoc, &Extra::default(), fields, vowner)
                     }
                 });
+            }
+            if let Some(d) = &c.enum_default {
+                if !all_unit || !symbols.contains(d) {
+                    errs.push(syn::Error::new(
+                        input.ident.span(),
+                        format!("`enum_default` {d:?} is not a symbol of this enum"),
+                    ));
+                }
+                default_symbol = Some(d.clone());
             }
             if all_unit {
                 let ns_opt = opt_str(ns);

@@ -325,6 +325,10 @@ fn overlay_node(derived: Json, overlay: &Json) -> Result<Json, String> {
     }
     let is_named = |k: &str| !PRIMITIVES.contains(&k) && k != "array" && k != "map";
     match overlay {
+        // A union of one branch (`["null"]`) from the branch's type (`()`).
+        Json::Array(branches) if branches.len() == 1 && !derived.is_array() => {
+            Ok(Json::Array(vec![overlay_node(derived, &branches[0])?]))
+        }
         Json::Array(branches) => {
             let Json::Array(mut have) = derived else {
                 return Err(format!("a union where the type has {derived}"));
