@@ -211,10 +211,14 @@ impl<'c> Gen<'c> {
             NodeKind::Fixed(f) => (f.doc.as_deref(), &f.aliases),
             _ => unreachable!("named types are records, enums and fixed"),
         };
-        let mut avro = vec![format!(
+        let mut avro = Vec::new();
+        if rust != name.name() {
+            avro.push(format!("name = {}", lit(name.name())));
+        }
+        avro.push(format!(
             "namespace = {}",
             lit(name.namespace().unwrap_or(""))
-        )];
+        ));
         doc_attrs(&mut out, "", doc, &mut avro);
         for a in aliases {
             avro.push(format!("alias = {}", lit(a.fullname())));
@@ -386,7 +390,7 @@ impl<'c> Gen<'c> {
         let node = s.node(id);
         let bare = node.props.is_empty();
         if let Some(l) = node.logical {
-            if let Some(t) = self.logical(l) {
+            if let Some(t) = self.logical(l, node.kind()) {
                 let plain = bare && self.derive_default(l);
                 return Ok(Ty { code: t, plain });
             }
@@ -484,10 +488,10 @@ impl<'c> Gen<'c> {
 
     /// The Rust type of a logical type, when the configuration maps it to one (a fixed's
     /// logical type stays with the fixed's newtype).
-    fn logical(&self, l: LogicalType) -> Option<String> {
+    fn logical(&self, l: LogicalType, kind: &NodeKind) -> Option<String> {
         use LogicalType as L;
         let t = match (self.cfg.temporal, l) {
-            (_, L::Uuid) if self.cfg.uuid => "::uuid::Uuid",
+            (_, L::Uuid) if self.cfg.uuid && matches!(kind, NodeKind::String) => "::uuid::Uuid",
             (Temporal::Chrono, L::Date) => "::chrono::NaiveDate",
             (Temporal::Chrono, L::TimeMillis | L::TimeMicros) => "::chrono::NaiveTime",
             (Temporal::Chrono, L::TimestampMillis | L::TimestampMicros | L::TimestampNanos) => {
