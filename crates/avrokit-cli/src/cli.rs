@@ -51,6 +51,8 @@ pub enum Command {
     SplitRead(SplitReadArgs),
     /// Report whether data written with one schema can be read with another.
     Compat(CompatArgs),
+    /// Generate Rust types (serde and `AvroSchema` derives) for schema files.
+    Codegen(crate::cmd::codegen::CodegenArgs),
     /// Panic on purpose, to test the internal-error report (exit code 70).
     #[command(hide = true)]
     InternalPanic,

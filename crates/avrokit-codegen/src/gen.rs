@@ -255,7 +255,10 @@ impl<'c> Gen<'c> {
                         let _ = writeln!(out, "    #[serde(rename = {})]", lit(&f.name));
                     }
                     if !ty.plain {
-                        fa.push(format!("schema = {}", lit(&ref_json(&s, f.schema).to_string())));
+                        fa.push(format!(
+                            "schema = {}",
+                            lit(&ref_json(&s, f.schema).to_string())
+                        ));
                     }
                     if let Some(d) = &f.default {
                         fa.push(format!("default = {}", lit(&d.to_string())));
@@ -434,8 +437,7 @@ impl<'c> Gen<'c> {
                 };
                 Ty {
                     code: format!("{map}<::std::string::String, {}>", inner.code),
-                    // No `AvroSchema` for `IndexMap`: only the derive knows it.
-                    plain: inner.plain && bare && self.cfg.map != MapType::IndexMap,
+                    plain: inner.plain && bare,
                 }
             }
             NodeKind::Union(u) => {

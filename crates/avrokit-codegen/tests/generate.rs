@@ -19,8 +19,14 @@ fn recursive_types_are_boxed_only_in_the_cycle() {
             {"name":"children","type":{"type":"array","items":"Node"}},
             {"name":"leaf","type":{"type":"record","name":"Leaf","fields":[{"name":"v","type":"int"}]}}]}"#,
     );
-    assert!(code.contains("pub next: ::std::option::Option<::std::boxed::Box<Node>>,"), "{code}");
-    assert!(code.contains("pub children: ::std::vec::Vec<Node>,"), "{code}");
+    assert!(
+        code.contains("pub next: ::std::option::Option<::std::boxed::Box<Node>>,"),
+        "{code}"
+    );
+    assert!(
+        code.contains("pub children: ::std::vec::Vec<Node>,"),
+        "{code}"
+    );
     assert!(code.contains("pub leaf: Leaf,"), "{code}");
 }
 
@@ -62,7 +68,10 @@ fn unions_become_options_and_enums_shared_by_shape() {
     assert_eq!(code.matches("pub enum RA {").count(), 1, "{code}");
     assert!(code.contains("pub b: RA,"), "{code}");
     assert!(code.contains("pub c: ::std::option::Option<RA>,"), "{code}");
-    assert!(code.contains("    Int(i32),\n    String(::std::string::String),"), "{code}");
+    assert!(
+        code.contains("    Int(i32),\n    String(::std::string::String),"),
+        "{code}"
+    );
     assert!(
         code.contains("#[avro(schema = \"[\\\"long\\\",\\\"null\\\"]\")]\n    pub d: ::std::option::Option<i64>,"),
         "{code}"
@@ -75,11 +84,23 @@ fn docs_are_rustdoc_safe_for_markdown() {
         &Config::new(),
         r#"{"type":"record","name":"R","doc":"Line [one] <b>\n- a list","fields":[]}"#,
     );
-    assert!(code.contains("/// Line \\[one\\] \\<b\\>\n/// \\- a list\n"), "{code}");
+    assert!(
+        code.contains("/// Line \\[one\\] \\<b\\>\n/// \\- a list\n"),
+        "{code}"
+    );
     // The exact text goes to the schema.
-    assert!(code.contains(r#"doc = "Line [one] <b>\n- a list""#), "{code}");
-    let plain = gen(&Config::new(), r#"{"type":"record","name":"R","doc":"Plain.","fields":[]}"#);
-    assert!(plain.contains("/// Plain.\n") && !plain.contains("doc ="), "{plain}");
+    assert!(
+        code.contains(r#"doc = "Line [one] <b>\n- a list""#),
+        "{code}"
+    );
+    let plain = gen(
+        &Config::new(),
+        r#"{"type":"record","name":"R","doc":"Plain.","fields":[]}"#,
+    );
+    assert!(
+        plain.contains("/// Plain.\n") && !plain.contains("doc ="),
+        "{plain}"
+    );
 }
 
 #[test]
@@ -91,7 +112,10 @@ fn logical_types_follow_the_configuration() {
     let raw = gen(&Config::new(), json);
     assert!(raw.contains("pub at: i64,") && raw.contains("pub id: ::std::string::String,"));
     let chrono = gen(Config::new().temporal(Temporal::Chrono).uuid(true), json);
-    assert!(chrono.contains("pub at: ::chrono::DateTime<::chrono::Utc>,"), "{chrono}");
+    assert!(
+        chrono.contains("pub at: ::chrono::DateTime<::chrono::Utc>,"),
+        "{chrono}"
+    );
     assert!(chrono.contains("pub day: ::chrono::NaiveDate,"), "{chrono}");
     assert!(chrono.contains("pub id: ::uuid::Uuid,"), "{chrono}");
     let time = gen(Config::new().temporal(Temporal::Time), json);
@@ -103,7 +127,11 @@ fn errors_name_the_problem() {
     let a = Schema::parse_str(r#"{"type":"fixed","name":"F","size":2}"#).unwrap();
     let b = Schema::parse_str(r#"{"type":"fixed","name":"F","size":3}"#).unwrap();
     let e = Config::new().generate(&[("a", &a), ("b", &b)]).unwrap_err();
-    assert!(e.to_string().contains("two different definitions of the type F"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("two different definitions of the type F"),
+        "{e}"
+    );
     let same = Config::new().generate(&[("a", &a), ("a2", &a)]).unwrap();
     assert_eq!(same.code.matches("pub struct F(").count(), 1);
     assert_eq!(same.roots, ["F", "F"]);
