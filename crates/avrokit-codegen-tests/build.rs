@@ -46,7 +46,10 @@ fn main() {
             }
         }
     }
-    for dir in ["upstream/c-schema-tests/pass", "upstream/share-test-schemas"] {
+    for dir in [
+        "upstream/c-schema-tests/pass",
+        "upstream/share-test-schemas",
+    ] {
         for f in sorted_dir(&schemas.join(dir)) {
             if f.extension().is_some_and(|e| e != "avpr") {
                 found.push((rel(&data, &f), read(&f)));
@@ -103,7 +106,10 @@ fn main() {
             );
         }
     }
-    let _ = writeln!(out, "/// Every generated root type.\npub const CASES: &[crate::Case] = &[\n{cases}];");
+    let _ = writeln!(
+        out,
+        "/// Every generated root type.\npub const CASES: &[crate::Case] = &[\n{cases}];"
+    );
     let dest = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("corpus.rs");
     std::fs::write(dest, out).unwrap();
 }

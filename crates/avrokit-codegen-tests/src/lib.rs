@@ -51,7 +51,10 @@ pub fn round_trip<T: Serialize + DeserializeOwned + AvroSchema>(
     let values: Vec<T> = r.serde_iter(&plan).collect::<Result<_, _>>().map_err(e)?;
     let mut r = Reader::from_slice(file).map_err(e)?;
     let resolving = DePlan::resolving(r.schema(), &T::schema()).map_err(e)?;
-    let again: Vec<T> = r.serde_iter(&resolving).collect::<Result<_, _>>().map_err(e)?;
+    let again: Vec<T> = r
+        .serde_iter(&resolving)
+        .collect::<Result<_, _>>()
+        .map_err(e)?;
     let out = write(&values)?;
     // (Values are compared by their bytes: NaN is not equal to itself.)
     if write(&again)? != out {

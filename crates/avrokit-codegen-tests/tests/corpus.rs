@@ -8,7 +8,10 @@ use avrokit::Schema;
 use avrokit_codegen_tests::CASES;
 
 fn data() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../avrokit/tests/data"))
+    Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../avrokit/tests/data"
+    ))
 }
 
 #[test]
@@ -19,7 +22,12 @@ fn schemas_are_their_sources() {
         let generated = match catch_unwind(case.schema) {
             Ok(s) => s,
             Err(e) => {
-                bad.push(format!("{:?} ({}): {}", case.sources, case.variant, panic_text(&e)));
+                bad.push(format!(
+                    "{:?} ({}): {}",
+                    case.sources,
+                    case.variant,
+                    panic_text(&e)
+                ));
                 continue;
             }
         };
@@ -41,7 +49,13 @@ fn schemas_are_their_sources() {
             ));
         }
     }
-    assert!(bad.is_empty(), "{} of {}:\n{}", bad.len(), CASES.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} of {}:\n{}",
+        bad.len(),
+        CASES.len(),
+        bad.join("\n")
+    );
 }
 
 #[test]
@@ -58,7 +72,10 @@ fn container_files_round_trip_byte_for_byte() {
                 Ok(rt) => {
                     records += rt.records;
                     if rt.written != rt.canonical {
-                        bad.push(format!("{source} ({}): written back differently", case.variant));
+                        bad.push(format!(
+                            "{source} ({}): written back differently",
+                            case.variant
+                        ));
                     } else if rt.original == rt.canonical {
                         exact += 1;
                     }
@@ -68,7 +85,12 @@ fn container_files_round_trip_byte_for_byte() {
         }
     }
     println!("{files} file round trips, {records} records, {exact} byte-identical to the file");
-    assert!(bad.is_empty(), "{} of {files}:\n{}", bad.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} of {files}:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }
 
 #[test]
@@ -86,12 +108,19 @@ fn every_container_file_has_a_generated_type() {
             }
         }
     }
-    let covered: Vec<&str> = CASES.iter().flat_map(|c| c.sources.iter().copied()).collect();
+    let covered: Vec<&str> = CASES
+        .iter()
+        .flat_map(|c| c.sources.iter().copied())
+        .collect();
     let missing: Vec<&String> = on_disk
         .iter()
         .filter(|f| !covered.contains(&f.as_str()))
         .collect();
-    assert!(on_disk.len() > 100, "only {} container files found", on_disk.len());
+    assert!(
+        on_disk.len() > 100,
+        "only {} container files found",
+        on_disk.len()
+    );
     assert!(missing.is_empty(), "no generated type for {missing:?}");
 }
 

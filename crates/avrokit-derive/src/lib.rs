@@ -902,8 +902,8 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                             fixed_def(&name, ns, doc.clone(), &c.extra, size, owner.clone())
                         } else {
                             let mut fixed = FixedName::new(qualified.clone());
-                            let t = type_json(&inner.ty, attrs.bytes, &mut fixed)
-                                .unwrap_or_else(|e| {
+                            let t =
+                                type_json(&inner.ty, attrs.bytes, &mut fixed).unwrap_or_else(|e| {
                                     errs.push(e);
                                     quote!(#p::Json::Null)
                                 });

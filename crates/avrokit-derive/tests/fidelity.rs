@@ -7,10 +7,18 @@ use serde::{Deserialize, Serialize};
 
 /// Ignored: the exact doc is below.
 #[derive(Serialize, Deserialize, AvroSchema)]
-#[avro(namespace = "x", doc = " Exact  doc ", alias = "x.Old", props = r#"{"k":[1]}"#)]
+#[avro(
+    namespace = "x",
+    doc = " Exact  doc ",
+    alias = "x.Old",
+    props = r#"{"k":[1]}"#
+)]
 #[allow(dead_code)]
 struct R {
-    #[avro(schema = r#"{"type":"array","items":["long","null"],"p":1}"#, order = "descending")]
+    #[avro(
+        schema = r#"{"type":"array","items":["long","null"],"p":1}"#,
+        order = "descending"
+    )]
     a: Vec<Option<i64>>,
     #[avro(alias = "bee", props = r#"{"q":true}"#, doc = "B.", default = "null")]
     b: Option<Md5>,
