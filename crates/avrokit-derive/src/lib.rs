@@ -47,6 +47,16 @@
 //!   the record's namespace; fields with the same name share one type, which must have one
 //!   size).
 //!
+//! - For an exact schema (what `avrokit-codegen` writes): `#[avro(doc = "...")]` (instead of
+//!   the doc comments), `#[avro(alias = "...")]` (repeatable) and `#[avro(props = "<JSON
+//!   object>")]` (custom attributes) on a type or field; `#[avro(order = "descending")]` and
+//!   `#[avro(schema = "<JSON>")]` on a field (or a newtype's or newtype variant's inner
+//!   field): the field type's schema with named types by fullname, whose attributes and union
+//!   order replace the derived ones (`Vec<Option<i64>>` as
+//!   `{"type":"array","items":["long","null"]}`); `#[avro(enum_default = "SYMBOL")]` on an
+//!   enum. A newtype of `[u8; N]` with `#[avro(namespace)]` is a fixed with that namespace
+//!   (and its doc, aliases and properties). An enum without variants is the empty union.
+//!
 //! Errors in the input type are `compile_error!`s pointing at the offending item.
 
 use proc_macro::TokenStream;
