@@ -62,9 +62,9 @@ pub fn round_trip<T: Serialize + DeserializeOwned + AvroSchema>(
     }
 
     let mut canonical = Vec::new();
-    let mut r = Reader::from_slice(file).map_err(e)?;
+    let r = Reader::from_slice(file).map_err(e)?;
     let file_schema = r.schema().clone();
-    while let Some(v) = r.next() {
+    for v in r {
         let v = v.map_err(e)?;
         canonical.extend(avrokit::to_datum_vec(&v, &file_schema).map_err(e)?);
     }
@@ -95,7 +95,7 @@ fn write<T: Serialize + AvroSchema>(values: &[T]) -> Result<Vec<u8>, String> {
 fn datums(file: &[u8]) -> Result<Vec<u8>, String> {
     let e = |e: avrokit::Error| e.to_string();
     let mut r = Reader::from_slice(file).map_err(e)?;
-    let limits = r.limits().clone();
+    let limits = *r.limits();
     let mut all = Vec::new();
     let mut buf = Vec::new();
     while let Some(block) = r.next_raw_block().map_err(e)? {

@@ -538,7 +538,7 @@ impl<'c> Gen<'c> {
         let mut key = String::new();
         for &b in branches {
             key.push_str(&ref_json(s, b).to_string());
-            if matches!(s.node(b).name(), Some(_)) {
+            if s.node(b).name().is_some() {
                 let i = self.named_index(s, b)?;
                 key.push_str(if self.boxed(owner, i) { "+box," } else { "," });
             }

@@ -2,12 +2,10 @@
 //! `avrokit codegen`.
 //!
 //! ```no_run
-//! // build.rs
-//! fn main() {
-//!     avrokit_codegen::Config::new()
-//!         .compile(&["schemas/user.avsc"], std::env::var_os("OUT_DIR").unwrap())
-//!         .unwrap();
-//! }
+//! // build.rs, in `fn main()`:
+//! avrokit_codegen::Config::new()
+//!     .compile(&["schemas/user.avsc"], std::env::var_os("OUT_DIR").unwrap())
+//!     .unwrap();
 //! // src/lib.rs: include!(concat!(env!("OUT_DIR"), "/avro_types.rs"));
 //! ```
 //!
