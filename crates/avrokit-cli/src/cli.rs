@@ -55,6 +55,8 @@ pub enum Command {
     Idl(IdlArgs),
     /// Write one `.avsc` file per named type of an Avro IDL file.
     Idl2schemata(Idl2schemataArgs),
+    /// Generate Rust types (serde and `AvroSchema` derives) for schema files.
+    Codegen(crate::cmd::codegen::CodegenArgs),
     /// Panic on purpose, to test the internal-error report (exit code 70).
     #[command(hide = true)]
     InternalPanic,

@@ -47,6 +47,16 @@
 //!   the record's namespace; fields with the same name share one type, which must have one
 //!   size).
 //!
+//! - For an exact schema (what `avrokit-codegen` writes): `#[avro(doc = "...")]` (instead of
+//!   the doc comments), `#[avro(alias = "...")]` (repeatable) and `#[avro(props = "<JSON
+//!   object>")]` (custom attributes) on a type or field; `#[avro(order = "descending")]` and
+//!   `#[avro(schema = "<JSON>")]` on a field (or a newtype's or newtype variant's inner
+//!   field): the field type's schema with named types by fullname, whose attributes and union
+//!   order replace the derived ones (`Vec<Option<i64>>` as
+//!   `{"type":"array","items":["long","null"]}`); `#[avro(enum_default = "SYMBOL")]` on an
+//!   enum. A newtype of `[u8; N]` with `#[avro(namespace)]` is a fixed with that namespace
+//!   (and its doc, aliases and properties). An enum without variants is the empty union.
+//!
 //! Errors in the input type are `compile_error!`s pointing at the offending item.
 
 use proc_macro::TokenStream;
@@ -108,6 +118,11 @@ impl Errors {
 struct ContainerAttrs {
     name: Option<String>,
     namespace: Option<String>,
+    /// `#[avro(doc)]`, `#[avro(alias)]`s, `#[avro(props)]`.
+    extra: Extra,
+    /// `#[avro(enum_default = "SYMBOL")]`: the default symbol, when it is not the last (where
+    /// `#[serde(other)]` can mark it).
+    enum_default: Option<String>,
     rename_all: Option<String>,
     default: bool,
     transparent: bool,
@@ -127,6 +142,59 @@ struct FieldAttrs {
     scale: Option<u32>,
     avro_default: Option<LitStr>,
     fixed_name: Option<LitStr>,
+    /// `#[avro(schema = "...")]`: the field type's schema as Avro JSON, named types by name.
+    schema: Option<LitStr>,
+    /// `#[avro(order = "...")]`.
+    order: Option<String>,
+    extra: Extra,
+}
+
+/// Attributes any named type or field may carry besides its own: an exact `doc` (instead of
+/// the doc comments), `alias`es and custom properties (`props`, a JSON object).
+#[derive(Default)]
+struct Extra {
+    doc: Option<String>,
+    aliases: Vec<String>,
+    props: Option<LitStr>,
+}
+
+impl Extra {
+    /// Parses `doc`, `alias` or `props`; false when `meta` is none of them.
+    fn parse(&mut self, meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<bool> {
+        if meta.path.is_ident("doc") {
+            self.doc = Some(lit_str(meta)?.value());
+        } else if meta.path.is_ident("alias") {
+            self.aliases.push(lit_str(meta)?.value());
+        } else if meta.path.is_ident("props") {
+            let s = lit_str(meta)?;
+            match serde_json::from_str::<serde_json::Value>(&s.value()) {
+                Ok(serde_json::Value::Object(_)) => self.props = Some(s),
+                _ => {
+                    return Err(syn::Error::new(
+                        s.span(),
+                        "`props` is a JSON object of custom attributes, like                          r#\"{\"java-class\": \"X\"}\"#",
+                    ))
+                }
+            }
+        } else {
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// Statements adding the aliases and properties to `obj` (a JSON map in scope).
+    fn insert(&self, obj: &Tokens) -> Tokens {
+        let p = quote!(::avrokit::__private);
+        let aliases = &self.aliases;
+        let aliases = (!aliases.is_empty())
+            .then(|| quote!(#obj.insert("aliases".into(), #p::json!([#(#aliases),*]));));
+        let props = self.props.as_ref().map(|text| {
+            quote!(if let #p::Json::Object(extra) = #p::json_text(#text) {
+                #obj.extend(extra);
+            })
+        });
+        quote!(#aliases #props)
+    }
 }
 
 fn lit_str(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<LitStr> {
@@ -193,9 +261,12 @@ fn container_attrs(attrs: &[Attribute], is_enum: bool, errs: &mut Errors) -> Con
                     c.namespace = Some(lit_str(&meta)?.value());
                 } else if meta.path.is_ident("name") {
                     c.name = Some(lit_str(&meta)?.value());
-                } else {
+                } else if meta.path.is_ident("enum_default") && is_enum {
+                    c.enum_default = Some(lit_str(&meta)?.value());
+                } else if !c.extra.parse(&meta)? {
                     return Err(meta.error(
-                        "unknown avro attribute on a type: expected `namespace` or `name`",
+                        "unknown avro attribute on a type: expected `namespace`, `name`, \
+                         `doc`, `alias`, `props` or (on an enum) `enum_default`",
                     ));
                 }
                 Ok(())
@@ -292,10 +363,26 @@ fn field_attrs(attrs: &[Attribute], errs: &mut Errors) -> FieldAttrs {
                         ));
                     }
                     f.fixed_name = Some(s);
-                } else {
+                } else if p.is_ident("schema") {
+                    let s = lit_str(&meta)?;
+                    if serde_json::from_str::<serde_json::Value>(&s.value()).is_err() {
+                        return Err(syn::Error::new(s.span(), "`schema` is not valid JSON"));
+                    }
+                    f.schema = Some(s);
+                } else if p.is_ident("order") {
+                    let s = lit_str(&meta)?;
+                    if !matches!(s.value().as_str(), "ascending" | "descending" | "ignore") {
+                        return Err(syn::Error::new(
+                            s.span(),
+                            "`order` is \"ascending\", \"descending\" or \"ignore\"",
+                        ));
+                    }
+                    f.order = Some(s.value());
+                } else if !f.extra.parse(&meta)? {
                     return Err(meta.error(
                         "unknown avro attribute on a field: expected `logical_type`, \
-                         `precision`, `scale`, `default`, `rename` or `fixed_name`",
+                         `precision`, `scale`, `default`, `rename`, `fixed_name`, `schema`, \
+                         `order`, `doc`, `alias` or `props`",
                     ));
                 }
                 Ok(())
@@ -452,7 +539,7 @@ fn type_json(ty: &Type, bytes: bool, fixed: &mut FixedName) -> syn::Result<Token
                 let inner = type_json(inner, false, fixed)?;
                 return Ok(quote!(#p::array_json(#inner)));
             }
-            ("HashMap" | "BTreeMap", [key, value, ..]) => {
+            ("HashMap" | "BTreeMap" | "IndexMap", [key, value, ..]) => {
                 let key_ok = match path_parts(key) {
                     Some((k, _)) => matches!(
                         k.as_str(),
@@ -498,12 +585,13 @@ fn type_json(ty: &Type, bytes: bool, fixed: &mut FixedName) -> syn::Result<Token
             let inner = type_json(&s.elem, false, fixed)?;
             Ok(quote!(#p::array_json(#inner)))
         }
-        _ if bytes => Ok(quote!(#p::json!("bytes"))),
+        // A `[u8; N]` is a fixed also with `serde_bytes` (which takes arrays of any size).
         Type::Array(a) if is_u8(&a.elem) => {
             fixed.used = true;
             let name = &fixed.name;
             Ok(quote!(#p::fixed_json(names, #name, ::core::mem::size_of::<#ty>())))
         }
+        _ if bytes => Ok(quote!(#p::json!("bytes"))),
         Type::Array(a) => Err(syn::Error::new(
             a.span(),
             "AvroSchema supports arrays of u8 only ([u8; N] is a fixed); use Vec<T> for an Avro array",
@@ -653,6 +741,9 @@ fn field_json(
             annotated
         };
     }
+    if let Some(overlay) = &attrs.schema {
+        schema = quote!(#p::overlay_json(#schema, #overlay));
+    }
     let default = if let Some(lit) = &attrs.avro_default {
         let text = lit.value();
         Some(quote!(#p::json_text(#text)))
@@ -676,7 +767,18 @@ fn field_json(
     } else {
         None
     };
-    let doc = docs(&field.attrs).map(|d| quote!(f.insert("doc".into(), #p::json!(#d));));
+    let doc = attrs
+        .extra
+        .doc
+        .clone()
+        .or_else(|| docs(&field.attrs))
+        .map(|d| quote!(f.insert("doc".into(), #p::json!(#d));));
+    let order = attrs
+        .order
+        .as_ref()
+        .filter(|o| *o != "ascending")
+        .map(|o| quote!(f.insert("order".into(), #p::json!(#o));));
+    let extra = attrs.extra.insert(&quote!(f));
     // A date or time default given as text (chrono's serde form) becomes its count.
     let (default_let, default) = match default {
         Some(d) => (
@@ -693,8 +795,39 @@ fn field_json(
         f.insert("type".into(), schema);
         #doc
         #default
+        #order
+        #extra
         fields.push(#p::Json::Object(f));
     }))
+}
+
+/// A fixed definition of `size` bytes (or a reference by fullname when `names` has it).
+fn fixed_def(
+    name: &str,
+    namespace: &str,
+    doc: Option<String>,
+    extra: &Extra,
+    size: Tokens,
+    owner: Tokens,
+) -> Tokens {
+    let p = quote!(::avrokit::__private);
+    let doc = doc.map(|d| quote!(obj.insert("doc".into(), #p::json!(#d));));
+    let extra = extra.insert(&quote!(obj));
+    quote!({
+        match names.named_type(#name, ::core::option::Option::Some(#namespace), #owner) {
+            ::core::result::Result::Ok(_) => {
+                let mut obj = #p::Map::new();
+                obj.insert("type".into(), #p::json!("fixed"));
+                obj.insert("name".into(), #p::json!(#name));
+                obj.insert("namespace".into(), #p::json!(#namespace));
+                #doc
+                obj.insert("size".into(), #p::json!(#size));
+                #extra
+                #p::Json::Object(obj)
+            }
+            ::core::result::Result::Err(full) => #p::Json::String(full),
+        }
+    })
 }
 
 /// `Some("ns")` or `None` as tokens.
@@ -711,6 +844,7 @@ fn record_json(
     name: &str,
     namespace: Option<&str>,
     doc: Option<String>,
+    extra: &Extra,
     fields: Vec<Tokens>,
     owner: Tokens,
 ) -> Tokens {
@@ -718,6 +852,7 @@ fn record_json(
     let ns_opt = opt_str(namespace);
     let ns = namespace.map(|ns| quote!(obj.insert("namespace".into(), #p::json!(#ns));));
     let doc = doc.map(|d| quote!(obj.insert("doc".into(), #p::json!(#d));));
+    let extra = extra.insert(&quote!(obj));
     quote!({
         match names.named_type(#name, #ns_opt, #owner) {
             ::core::result::Result::Ok(full) => {
@@ -731,6 +866,7 @@ fn record_json(
                 #ns
                 #doc
                 obj.insert("fields".into(), #p::Json::Array(fields));
+                #extra
                 #p::Json::Object(obj)
             }
             ::core::result::Result::Err(full) => #p::Json::String(full),
@@ -751,7 +887,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
         ));
     }
     let ns = c.namespace.as_deref();
-    let doc = docs(&input.attrs);
+    let doc = c.extra.doc.clone().or_else(|| docs(&input.attrs));
     let p = quote!(::avrokit::__private);
     let rename_all = c.rename_all.as_deref();
     let owner = quote!(::core::any::type_name::<Self>());
@@ -767,11 +903,25 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 match f.unnamed.iter().next() {
                     Some(inner) => {
                         let attrs = field_attrs(&inner.attrs, &mut errs);
-                        let mut fixed = FixedName::new(qualified.clone());
-                        type_json(&inner.ty, attrs.bytes, &mut fixed).unwrap_or_else(|e| {
-                            errs.push(e);
-                            quote!(#p::Json::Null)
-                        })
+                        let fixed_array = matches!(&inner.ty, Type::Array(a) if is_u8(&a.elem));
+                        if let (Some(ns), true) = (ns, fixed_array) {
+                            // A fixed with its namespace given: named like a record, with its
+                            // doc, aliases and properties.
+                            let ty = &inner.ty;
+                            let size = quote!(::core::mem::size_of::<#ty>());
+                            fixed_def(&name, ns, doc.clone(), &c.extra, size, owner.clone())
+                        } else {
+                            let mut fixed = FixedName::new(qualified.clone());
+                            let t =
+                                type_json(&inner.ty, attrs.bytes, &mut fixed).unwrap_or_else(|e| {
+                                    errs.push(e);
+                                    quote!(#p::Json::Null)
+                                });
+                            match &attrs.schema {
+                                Some(overlay) => quote!(#p::overlay_json(#t, #overlay)),
+                                None => t,
+                            }
+                        }
                     }
                     None => quote!(#p::Json::Null),
                 }
@@ -792,17 +942,13 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                     .enumerate()
                     .filter_map(|(i, f)| field_json(f, i, &name, rename_all, c.default, &mut errs))
                     .collect();
-                record_json(&name, ns, doc, fields, owner.clone())
+                record_json(&name, ns, doc, &c.extra, fields, owner.clone())
             }
         },
         Data::Enum(e) => {
-            if e.variants.is_empty() {
-                errs.push(syn::Error::new(
-                    input.ident.span(),
-                    "AvroSchema needs at least one variant (an Avro enum or union cannot be empty)",
-                ));
-            }
-            let all_unit = e.variants.iter().all(|v| matches!(v.fields, Fields::Unit));
+            // An enum without variants, which has no values, is the empty union.
+            let all_unit = !e.variants.is_empty()
+                && e.variants.iter().all(|v| matches!(v.fields, Fields::Unit));
             let mut symbols = Vec::new();
             let mut default_symbol = None;
             let mut branches = Vec::new();
@@ -818,7 +964,9 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                         v.ident.to_string()
                     }),
                 };
-                if !valid_name(&vname) {
+                // A newtype variant's name only picks the union branch (`Point`, `com.x.Point`).
+                let newtype = matches!(&v.fields, Fields::Unnamed(f) if f.unnamed.len() == 1);
+                if !newtype && !valid_name(&vname) {
                     errs.push(syn::Error::new(
                         v.span(),
                         format!("{vname:?} is not a valid Avro name: [A-Za-z_][A-Za-z0-9_]*"),
@@ -835,7 +983,9 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 let vident = v.ident.to_string();
                 let vowner = quote!(&::std::format!("{}::{}", #owner, #vident));
                 branches.push(match &v.fields {
-                    Fields::Unit => record_json(&vname, ns, vdoc, Vec::new(), vowner),
+                    Fields::Unit => {
+                        record_json(&vname, ns, vdoc, &Extra::default(), Vec::new(), vowner)
+                    }
                     Fields::Unnamed(f) if f.unnamed.len() == 1 => {
                         let inner = &f.unnamed[0];
                         let a = field_attrs(&inner.attrs, &mut errs);
@@ -843,10 +993,14 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                             Some(n) => n.value(),
                             None => format!("{qualified}_{vname}"),
                         });
-                        type_json(&inner.ty, a.bytes, &mut fixed).unwrap_or_else(|e| {
+                        let t = type_json(&inner.ty, a.bytes, &mut fixed).unwrap_or_else(|e| {
                             errs.push(e);
                             quote!(#p::Json::Null)
-                        })
+                        });
+                        match &a.schema {
+                            Some(overlay) => quote!(#p::overlay_json(#t, #overlay)),
+                            None => t,
+                        }
                     }
                     fields => {
                         let fields: Vec<Tokens> = fields
@@ -854,9 +1008,18 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                             .enumerate()
                             .filter_map(|(i, f)| field_json(f, i, &vname, None, false, &mut errs))
                             .collect();
-                        record_json(&vname, ns, vdoc, fields, vowner)
+                        record_json(&vname, ns, vdoc, &Extra::default(), fields, vowner)
                     }
                 });
+            }
+            if let Some(d) = &c.enum_default {
+                if !all_unit || !symbols.contains(d) {
+                    errs.push(syn::Error::new(
+                        input.ident.span(),
+                        format!("`enum_default` {d:?} is not a symbol of this enum"),
+                    ));
+                }
+                default_symbol = Some(d.clone());
             }
             if all_unit {
                 let ns_opt = opt_str(ns);
@@ -864,6 +1027,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 let docq = doc.map(|d| quote!(obj.insert("doc".into(), #p::json!(#d));));
                 let defq =
                     default_symbol.map(|d| quote!(obj.insert("default".into(), #p::json!(#d));));
+                let extra = c.extra.insert(&quote!(obj));
                 quote!({
                     match names.named_type(#name, #ns_opt, #owner) {
                         ::core::result::Result::Ok(_) => {
@@ -874,6 +1038,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                             #docq
                             obj.insert("symbols".into(), #p::json!([#(#symbols),*]));
                             #defq
+                            #extra
                             #p::Json::Object(obj)
                         }
                         ::core::result::Result::Err(full) => #p::Json::String(full),

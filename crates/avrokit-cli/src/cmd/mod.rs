@@ -1,6 +1,7 @@
 //! The subcommands: each takes its parsed arguments, streams through the library and returns
 //! the exit code (0, or 1 for `compat` when incompatible) or a [`CliError`].
 
+pub mod codegen;
 mod idl;
 mod read;
 mod schema;
@@ -34,6 +35,7 @@ pub fn run(command: Command) -> CliResult<u8> {
         Command::Recodec(a) => write::recodec(&a),
         Command::Random(a) => write::random(&a),
         Command::Canonical(a) => schema::canonical(&a.schema),
+        Command::Codegen(a) => codegen::codegen(&a),
         Command::Fingerprint(a) => schema::fingerprint(&a),
         // The only command whose answer is its exit code: 1 means incompatible.
         Command::Compat(a) => return schema::compat(&a),

@@ -279,6 +279,109 @@ pub fn logical_default(schema: &Json, default: Json) -> Json {
     }
 }
 
+/// The schema `derived` from a Rust type, with the attributes and union order of `overlay` (the
+/// text of `#[avro(schema = "...")]`: Avro JSON naming named types by fullname). Unnamed nodes
+/// are taken from `overlay` (logical types, custom properties, the position of `null` in a
+/// union), named ones from `derived` (which defines them the first time), so that a field of
+/// type `Vec<Option<i64>>` can stand for `{"type":"array","items":["long","null"]}`.
+///
+/// # Panics
+/// When `overlay` is not JSON or does not have the shape of `derived` (see
+/// [`AvroSchema::schema`]).
+#[doc(hidden)]
+pub fn overlay_json(derived: Json, overlay: &str) -> Json {
+    let overlay: Json = match serde_json::from_str(overlay) {
+        Ok(v) => v,
+        Err(e) => panic!("#[avro(schema = {overlay:?})] is not valid JSON: {e}"),
+    };
+    match overlay_node(derived, &overlay) {
+        Ok(v) => v,
+        Err(why) => panic!("#[avro(schema = {overlay})] does not fit the Rust type: {why}"),
+    }
+}
+
+fn overlay_node(derived: Json, overlay: &Json) -> Result<Json, String> {
+    /// A node's type name (`"long"`, `"array"`, a named type's fullname or `"record"`...).
+    fn kind(j: &Json) -> Option<String> {
+        match j {
+            Json::String(s) => Some(s.clone()),
+            Json::Object(o) => {
+                let t = o.get("type")?;
+                match t.as_str()? {
+                    "record" | "error" | "enum" | "fixed" => {
+                        let name = o.get("name")?.as_str()?;
+                        match o.get("namespace").and_then(Json::as_str) {
+                            Some(ns) if !ns.is_empty() && !name.contains('.') => {
+                                Some(format!("{ns}.{name}"))
+                            }
+                            _ => Some(name.to_owned()),
+                        }
+                    }
+                    _ => kind(t),
+                }
+            }
+            _ => None,
+        }
+    }
+    let is_named = |k: &str| !PRIMITIVES.contains(&k) && k != "array" && k != "map";
+    match overlay {
+        // A union of one branch (`["null"]`) from the branch's type (`()`).
+        Json::Array(branches) if branches.len() == 1 && !derived.is_array() => {
+            Ok(Json::Array(vec![overlay_node(derived, &branches[0])?]))
+        }
+        Json::Array(branches) => {
+            let Json::Array(mut have) = derived else {
+                return Err(format!("a union where the type has {derived}"));
+            };
+            if have.len() != branches.len() {
+                return Err(format!(
+                    "{} branches where the type has {}",
+                    branches.len(),
+                    have.len()
+                ));
+            }
+            let mut out = Vec::with_capacity(branches.len());
+            for b in branches {
+                let k = kind(b);
+                let pos = have.iter().position(|h| kind(h) == k);
+                match pos {
+                    Some(i) => out.push(overlay_node(have.remove(i), b)?),
+                    None => return Err(format!("the type has no union branch {b}")),
+                }
+            }
+            Ok(Json::Array(out))
+        }
+        _ => {
+            let (Some(want), Some(got)) = (kind(overlay), kind(&derived)) else {
+                return Err(format!("{overlay} where the type has {derived}"));
+            };
+            if is_named(&want) {
+                // Named types come from the Rust type, defined or referred to by it.
+                return if want == got {
+                    Ok(derived)
+                } else {
+                    Err(format!("{want} where the type has {got}"))
+                };
+            }
+            // A date or time type's wire type follows its logical type (`NaiveTime` is a
+            // `time-micros` long or a `time-millis` int).
+            let logical = |j: &Json| j.get("logicalType").is_some();
+            if want != got && !(logical(overlay) && logical(&derived)) {
+                return Err(format!("{want} where the type has {got}"));
+            }
+            let mut node = overlay.clone();
+            if let (Json::Object(o), Json::Object(d)) = (&mut node, derived) {
+                for key in ["items", "values"] {
+                    if let (Some(inner), Some(dinner)) = (o.get(key).cloned(), d.get(key)) {
+                        o.insert(key.into(), overlay_node(dinner.clone(), &inner)?);
+                    }
+                }
+            }
+            Ok(node)
+        }
+    }
+}
+
 /// The JSON of `T::default()`, for a field with `#[serde(default)]`. serde_json's encoding of a
 /// value is Avro's JSON encoding of defaults for the types the derive supports, except bytes.
 #[doc(hidden)]

@@ -206,6 +206,27 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
         }
     }
 
+    /// True when the reader type of this union branch (a `Wrap`'s, or this op's) is named
+    /// like one of `variants`, ignoring ASCII case: the Rust enum stands for the union.
+    pub(super) fn branch_names_a_variant(&self, variants: &[&str]) -> bool {
+        let p = self.p.plan.inner();
+        let op = match &p.ops[self.op as usize] {
+            Op::Wrap { op, .. } => *op,
+            _ => self.op,
+        };
+        let node = self.p.reader_of.get(op as usize).copied();
+        match node.filter(|&n| (n as usize) < p.reader.nodes().len()) {
+            Some(n) => {
+                let name = branch_name(&p.reader, NodeId(n));
+                let full = p.reader.node(NodeId(n)).name().map(|n| n.fullname());
+                variants
+                    .iter()
+                    .any(|v| v.eq_ignore_ascii_case(name) || full == Some(*v))
+            }
+            None => false,
+        }
+    }
+
     /// A Rust enum variant from a reader union branch (the op is a `Wrap`, or a value the
     /// reader holds outside a union).
     pub(super) fn variant<V: Visitor<'de>>(

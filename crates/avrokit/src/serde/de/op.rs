@@ -334,7 +334,11 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
                     op: b,
                 };
                 let v = match &ops[b as usize] {
-                    Op::Enum(_) | Op::String(_) | Op::Wrap { .. } => {
+                    // An enum or string branch is the Rust enum itself (`Option<Suit>`), unless
+                    // the Rust enum has a variant named after the branch (a union's enum).
+                    Op::Enum(_) | Op::String(_) | Op::Wrap { .. }
+                        if !de.branch_names_a_variant(variants) =>
+                    {
                         de.deserialize_enum(_name, variants, visitor)?
                     }
                     _ => de.variant(variants, visitor)?,
@@ -343,7 +347,10 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
                 Ok(v)
             }
             // An Avro enum inside a reader union (`Option<Suit>` reading `["null", Suit]`).
-            Op::Wrap { op, .. } if matches!(ops[*op as usize], Op::Enum(_)) => {
+            Op::Wrap { op, .. }
+                if matches!(ops[*op as usize], Op::Enum(_))
+                    && !self.branch_names_a_variant(variants) =>
+            {
                 let sym = self.with(*op).symbol()?;
                 visitor.visit_enum(StrDeserializer::<Error>::new(sym))
             }

@@ -1,0 +1,128 @@
+//! Generates Rust types for every distinct schema of the interop corpus (the copy in
+//! `crates/avrokit/tests/data`): container files' schemas, the schema tables, the upstream test
+//! schemas and the resolution cases' schemas. Each schema gets a module; schemas with logical
+//! types get two more, with chrono's and time's types (and `uuid::Uuid`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use avrokit::Schema;
+use avrokit_codegen::{Config, MapType, Temporal};
+use serde_json::Value as Json;
+
+fn main() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../avrokit/tests/data");
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed={}", data.display());
+    let mut found: Vec<(String, String)> = Vec::new(); // (source, schema text)
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    let json = |p: &Path| serde_json::from_str::<Json>(&read(p)).unwrap_or(Json::Null);
+
+    for dir in sorted_dir(&data.join("interop/data")) {
+        for f in sorted_dir(&dir) {
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            if let Some(stem) = name.strip_suffix(".meta.json") {
+                if let Some(s) = json(&f).get("schema") {
+                    let avro = dir.join(format!("{stem}.avro"));
+                    found.push((rel(&data, &avro), s.to_string()));
+                }
+            }
+        }
+    }
+    let schemas = data.join("schemas");
+    for (table, key) in [
+        ("canonical-forms.json", "schema"),
+        ("validity.json", "schema"),
+        ("upstream/schema-tests.json", "input"),
+    ] {
+        if let Json::Array(rows) = json(&schemas.join(table)) {
+            for (i, row) in rows.iter().enumerate() {
+                let text = match &row[key] {
+                    Json::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                found.push((format!("schemas/{table}#{i}"), text));
+            }
+        }
+    }
+    for dir in [
+        "upstream/c-schema-tests/pass",
+        "upstream/share-test-schemas",
+    ] {
+        for f in sorted_dir(&schemas.join(dir)) {
+            if f.extension().is_some_and(|e| e != "avpr") {
+                found.push((rel(&data, &f), read(&f)));
+            }
+        }
+    }
+    for case in sorted_dir(&data.join("resolution/cases")) {
+        for side in ["writer.avsc", "reader.avsc"] {
+            let f = case.join(side);
+            found.push((rel(&data, &f), read(&f)));
+        }
+    }
+
+    // Distinct schemas (by their full JSON), with every source that has them.
+    let mut distinct: BTreeMap<String, (Schema, Vec<String>)> = BTreeMap::new();
+    let mut order = Vec::new();
+    for (source, text) in found {
+        let Ok(schema) = Schema::parse_str(&text) else {
+            continue; // an invalid schema of the validity tables
+        };
+        let key = schema.to_json().to_string();
+        let entry = distinct.entry(key.clone()).or_insert_with(|| {
+            order.push(key.clone());
+            (schema, Vec::new())
+        });
+        entry.1.push(source);
+    }
+
+    let mut out = String::new();
+    let mut cases = String::new();
+    for (i, key) in order.iter().enumerate() {
+        let (schema, sources) = &distinct[key];
+        let logical = key.contains("\"logicalType\"");
+        let mut variants = vec![("raw", Temporal::Raw, false)];
+        if logical {
+            variants.push(("chrono", Temporal::Chrono, true));
+            variants.push(("time", Temporal::Time, true));
+        }
+        for (variant, temporal, uuid) in variants {
+            let module = format!("s{i}_{variant}");
+            let generated = Config::new()
+                .temporal(temporal)
+                .uuid(uuid)
+                .map_type(MapType::IndexMap)
+                .generate(&[("Root", schema)])
+                .unwrap_or_else(|e| panic!("{sources:?}: {e}"));
+            let root = &generated.roots[0];
+            let _ = writeln!(out, "pub mod {module} {{\n{}}}\n", generated.code);
+            let _ = writeln!(
+                cases,
+                "    crate::Case {{ sources: &{sources:?}, variant: {variant:?}, json: {key:?}, \
+                 schema: <{module}::{root} as ::avrokit::AvroSchema>::schema, \
+                 round_trip: crate::round_trip::<{module}::{root}> }},"
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "/// Every generated root type.\npub const CASES: &[crate::Case] = &[\n{cases}];"
+    );
+    let dest = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("corpus.rs");
+    std::fs::write(dest, out).unwrap();
+}
+
+fn sorted_dir(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(rd) => rd.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+        Err(_) => Vec::new(),
+    };
+    v.sort();
+    v
+}
+
+fn rel(base: &Path, p: &Path) -> String {
+    p.strip_prefix(base).unwrap_or(p).display().to_string()
+}

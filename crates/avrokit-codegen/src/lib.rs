@@ -1,0 +1,258 @@
+//! Rust types from Avro schemas, for `build.rs` (as `prost-build` does for protobuf) and for
+//! `avrokit codegen`.
+//!
+//! ```no_run
+//! // build.rs, in `fn main()`:
+//! avrokit_codegen::Config::new()
+//!     .compile(&["schemas/user.avsc"], std::env::var_os("OUT_DIR").unwrap())
+//!     .unwrap();
+//! // src/lib.rs: include!(concat!(env!("OUT_DIR"), "/avro_types.rs"));
+//! ```
+//!
+//! The generated code derives `serde::Serialize`, `serde::Deserialize` and
+//! `avrokit::AvroSchema`, so the types go straight to and from Avro with avrokit's serde path
+//! (`Writer::append_serde`, `Reader::serde_iter`, `to_datum_vec`...), and `T::schema()` gives
+//! back the schema they came from (docs, aliases, defaults, properties included). The crate
+//! using it depends on `avrokit` (feature `derive`, plus `chrono`, `time` or `uuid` when those
+//! mappings are on), `serde` and `serde_bytes` (and `indexmap` with [`MapType::IndexMap`]).
+//!
+//! | Avro | Rust |
+//! |---|---|
+//! | `null`, `boolean`, `int`, `long`, `float`, `double`, `string` | `()`, `bool`, `i32`, `i64`, `f32`, `f64`, `String` |
+//! | `bytes` | `serde_bytes::ByteBuf` |
+//! | `record` | a struct, fields in schema order (`snake_case`, keywords as `r#type`; the Avro name kept with `#[serde(rename)]`) |
+//! | `enum` | an enum of unit variants (`UpperCamelCase`, renamed to the symbols; the default symbol is `#[serde(other)]`) |
+//! | `fixed` | a newtype of `[u8; N]` |
+//! | `array`, `map` | `Vec<T>`, `HashMap<String, T>` (or [`MapType`]) |
+//! | `["null", T]`, `[T, "null"]` | `Option<T>` |
+//! | other unions | an enum with a variant per branch (`Option` of it when `null` is one) |
+//! | `date`, `time-*`, `timestamp-*`, `local-timestamp-*` | `i32`/`i64`, or chrono's or time's types ([`Temporal`]) |
+//! | `uuid` on `string` | `String`, or `uuid::Uuid` ([`Config::uuid`]) |
+//! | `decimal`, `big-decimal`, `duration` | their underlying `bytes` or `fixed` |
+//!
+//! Each named type is emitted once, under its simple name in `UpperCamelCase` (with the
+//! namespace in front when two types share a simple name); a type that holds itself through a
+//! chain of records and unions is boxed there. Schema docs become rustdoc.
+
+mod gen;
+mod names;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use avrokit::Schema;
+
+/// The Rust types for the date and time logical types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Temporal {
+    /// The underlying `i32` or `i64` counts (no dependency).
+    #[default]
+    Raw,
+    /// chrono's `NaiveDate`, `NaiveTime`, `DateTime<Utc>`, `NaiveDateTime` (avrokit feature
+    /// `chrono`). Counts outside chrono's range fail to read.
+    Chrono,
+    /// time's `Date`, `Time`, `OffsetDateTime`, `PrimitiveDateTime` (avrokit feature `time`,
+    /// time feature `serde`).
+    Time,
+}
+
+/// The Rust type of Avro maps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum MapType {
+    /// `std::collections::HashMap`.
+    #[default]
+    HashMap,
+    /// `std::collections::BTreeMap` (keys sorted).
+    BTreeMap,
+    /// `indexmap::IndexMap` (entries in the order read, so a map is written back as it came).
+    IndexMap,
+}
+
+/// What the generator makes of the schemas; see the [crate docs](crate).
+#[derive(Debug, Clone)]
+pub struct Config {
+    temporal: Temporal,
+    uuid: bool,
+    map: MapType,
+    derives: Vec<String>,
+    import_dirs: Vec<PathBuf>,
+    out_file: String,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::new()
+    }
+}
+
+/// The code for a set of schemas.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// The Rust source: items only, for `include!` or a module file.
+    pub code: String,
+    /// The Rust type of each input's root schema, in input order.
+    pub roots: Vec<String>,
+}
+
+impl Config {
+    /// The defaults: date and time counts as integers, `String` uuids, `HashMap`s, and
+    /// `Debug, Clone, PartialEq` derived besides serde and `AvroSchema`.
+    pub fn new() -> Config {
+        Config {
+            temporal: Temporal::Raw,
+            uuid: false,
+            map: MapType::HashMap,
+            derives: vec!["Debug".into(), "Clone".into(), "PartialEq".into()],
+            import_dirs: Vec::new(),
+            out_file: "avro_types.rs".into(),
+        }
+    }
+
+    /// The Rust types of date and time logical types.
+    pub fn temporal(&mut self, temporal: Temporal) -> &mut Config {
+        self.temporal = temporal;
+        self
+    }
+
+    /// `uuid::Uuid` for `uuid` strings.
+    pub fn uuid(&mut self, on: bool) -> &mut Config {
+        self.uuid = on;
+        self
+    }
+
+    /// The Rust type of maps.
+    pub fn map_type(&mut self, map: MapType) -> &mut Config {
+        self.map = map;
+        self
+    }
+
+    /// The derives besides serde's and `AvroSchema` (paths, like `"Debug"` or
+    /// `"::core::hash::Hash"`); enums and fixed types also get `Copy, Eq, Hash`.
+    pub fn derives<S: AsRef<str>>(&mut self, derives: &[S]) -> &mut Config {
+        self.derives = derives.iter().map(|d| d.as_ref().to_owned()).collect();
+        self
+    }
+
+    /// A directory where IDL imports are looked up (after the importing file's own).
+    pub fn import_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Config {
+        self.import_dirs.push(dir.into());
+        self
+    }
+
+    /// The name of the file [`compile`](Self::compile) writes (default `avro_types.rs`).
+    pub fn out_file(&mut self, name: impl Into<String>) -> &mut Config {
+        self.out_file = name.into();
+        self
+    }
+
+    /// The code for parsed schemas, each with the name its root type gets when the root is not
+    /// a named type (a union, array, map or primitive).
+    ///
+    /// ```
+    /// let schema = avrokit::Schema::parse_str(
+    ///     r#"{"type":"record","name":"P","fields":[{"name":"type","type":["null","long"]}]}"#,
+    /// )?;
+    /// let out = avrokit_codegen::Config::new().generate(&[("p", &schema)])?;
+    /// assert!(out.code.contains("pub r#type: ::std::option::Option<i64>,"));
+    /// assert_eq!(out.roots, ["P"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// A named type defined twice differently, or a schema no Rust type stands for (an enum
+    /// without symbols, a union of only `null`).
+    pub fn generate(&self, schemas: &[(&str, &Schema)]) -> Result<Generated, Error> {
+        gen::Gen::new(self).run(schemas)
+    }
+
+    /// The code for schema files: `.avsc` (a schema, or a JSON array of schemas, which may
+    /// refer to each other's named types in any order). A root that is not a named type is
+    /// named after its file.
+    ///
+    /// # Errors
+    /// An unreadable or invalid file, `.avpr` and `.avdl` files (not supported yet), and the
+    /// errors of [`generate`](Self::generate).
+    pub fn generate_files<P: AsRef<Path>>(&self, paths: &[P]) -> Result<Generated, Error> {
+        let mut texts = Vec::new();
+        let mut stems = Vec::new();
+        for p in paths {
+            let p = p.as_ref();
+            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if ext == "avdl" || ext == "avpr" {
+                return Err(Error::new(format!(
+                    "{}: .{ext} files are not supported yet (Avro IDL and protocols); \
+                     convert them to .avsc schemas first",
+                    p.display()
+                )));
+            }
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Error::new(format!("{}: {e}", p.display())))?;
+            texts.push(text);
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("Root");
+            stems.push(stem.to_owned());
+        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let schemas = Schema::parse_many(&refs).map_err(|e| {
+            Error::new(match schema_input(&e) {
+                Some(i) if i < paths.len() => {
+                    format!("{}: {}", paths[i].as_ref().display(), e.message())
+                }
+                _ if paths.len() == 1 => format!("{}: {e}", paths[0].as_ref().display()),
+                _ => e.to_string(),
+            })
+        })?;
+        let inputs: Vec<(&str, &Schema)> = stems.iter().map(String::as_str).zip(&schemas).collect();
+        self.generate(&inputs)
+    }
+
+    /// Generates the code for schema files into `out_dir` (for `build.rs`: `OUT_DIR`), in the
+    /// file named by [`out_file`](Self::out_file), and tells cargo to rerun the build script
+    /// when a schema changes. Returns the file written.
+    ///
+    /// # Errors
+    /// As [`generate_files`](Self::generate_files), and a failed write.
+    pub fn compile<P: AsRef<Path>>(
+        &self,
+        paths: &[P],
+        out_dir: impl AsRef<Path>,
+    ) -> Result<PathBuf, Error> {
+        let out = self.generate_files(paths)?;
+        for p in paths {
+            println!("cargo:rerun-if-changed={}", p.as_ref().display());
+        }
+        let file = out_dir.as_ref().join(&self.out_file);
+        std::fs::write(&file, out.code)
+            .map_err(|e| Error::new(format!("{}: {e}", file.display())))?;
+        Ok(file)
+    }
+}
+
+/// Which input of several a schema error is about (`$[1].fields...`).
+fn schema_input(e: &avrokit::Error) -> Option<usize> {
+    let m = e.message();
+    let at = m.find("$[")? + 2;
+    let end = m[at..].find(']')? + at;
+    m[at..end].parse().ok()
+}
+
+/// What went wrong generating code: which file or type, and why.
+#[derive(Debug, Clone)]
+pub struct Error {
+    message: String,
+}
+
+impl Error {
+    fn new(message: String) -> Error {
+        Error { message }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
