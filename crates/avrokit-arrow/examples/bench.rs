@@ -45,6 +45,9 @@ const STRINGS: &str = r#"{"type":"record","name":"Doc","fields":[
   {"name":"body","type":"string"},{"name":"author","type":"string"},
   {"name":"tags","type":{"type":"array","items":"string"}}]}"#;
 
+/// A data set: name, schema, record generator, record count.
+type DataSet = (&'static str, &'static str, fn(&mut Rng) -> Value, usize);
+
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -191,7 +194,7 @@ fn main() {
         "{:<22} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9}",
         "data set", "ours 1t", "ours Nt", "arrow-avro", "1t ratio", "Nt ratio", "Nt/1t", "MB/s 1t"
     );
-    let sets: [(&str, &str, fn(&mut Rng) -> Value, usize); 3] = [
+    let sets: [DataSet; 3] = [
         ("mixed (-container)", MIXED, mixed, records),
         ("avro3451 big", BIG, big, records),
         ("string-heavy", STRINGS, strings, records / 4),

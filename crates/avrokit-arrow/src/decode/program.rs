@@ -46,10 +46,12 @@ pub(crate) enum Src {
     Fail(Box<str>),
 }
 
+/// A reader-only field: its position, its default's encoding, and how to read that.
+pub(crate) type FieldDefault = (usize, Box<[u8]>, Src);
+
 pub(crate) struct RecordSrc {
     pub(crate) steps: Box<[Step]>,
-    /// Reader-only fields: position, the default's encoding, how to read it.
-    pub(crate) defaults: Box<[(usize, Box<[u8]>, Src)]>,
+    pub(crate) defaults: Box<[FieldDefault]>,
 }
 
 pub(crate) enum Step {
