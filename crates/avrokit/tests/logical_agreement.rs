@@ -6,8 +6,8 @@
 //! payloads.
 //!
 //! For each case every front end gets its own spelling of the same datum: a [`Value`], the
-//! Avro JSON text, and a serde value. The one difference left (decimals past their precision)
-//! has its own test below, which says why.
+//! Avro JSON text, and a serde value. Decimals past their precision, which readers take and
+//! writers refuse, have their own test below.
 
 use avrokit::json::{from_json_str, to_json_string};
 use avrokit::serde::{from_datum_slice, to_datum_vec, DePlan, SerPlan};
@@ -233,15 +233,11 @@ fn value_json_and_serde_accept_and_reject_the_same_datums() {
     }
 }
 
-/// The one place the front ends still differ: a decimal with more digits than its precision.
-/// Reading takes it as it is everywhere (Java's decoder does not check either); serde's writer
-/// refuses it (as Java's `DecimalConversion` does, and `tests/serde_logical.rs` requires), while
-/// the `Value` and JSON writers write it, because the fuzz round trips require that whatever
-/// decodes also encodes and the differential generator writes such decimals. Making all three
-/// refuse it needs those two tests changed: a decision for the project, recorded here so the
-/// difference cannot grow unnoticed.
+/// A decimal with more digits than its precision: every reader takes it as it is (Java's
+/// decoder does not check either), and every writer refuses it (as Java's `DecimalConversion`
+/// does), whether the value came from binary, from JSON or from serde.
 #[test]
-fn over_precise_decimals_read_everywhere_and_only_serde_refuses_to_write_them() {
+fn over_precise_decimals_read_everywhere_and_no_writer_writes_them() {
     let schema = Schema::parse_str(DEC3).unwrap();
     let wire = [0x04, 0x03, 0xe8]; // bytes 03 e8: 1000 (100.0), past precision 3
     let v = avrokit::from_datum_slice(&wire, &schema).expect("Value reads it");
@@ -251,16 +247,29 @@ fn over_precise_decimals_read_everywhere_and_only_serde_refuses_to_write_them() 
     assert_eq!(b.as_slice(), &[0x03, 0xe8]);
     let from_json = from_json_str(&json_bytes(&[0x03, 0xe8]), &schema).expect("JSON reads it");
     assert_eq!(from_json, v);
-    assert_eq!(avrokit::to_datum_vec(&v, &schema).unwrap(), wire);
-    assert!(to_json_string(&v, &schema, false).is_ok());
-    let e = to_datum_vec(&b, &SerPlan::compile(&schema).unwrap()).unwrap_err();
-    assert!(e.to_string().contains("3 digits"), "{e}");
-    // A fixed decimal likewise.
+    for e in [
+        avrokit::to_datum_vec(&v, &schema).unwrap_err(),
+        to_json_string(&v, &schema, false).unwrap_err(),
+        to_datum_vec(&b, &SerPlan::compile(&schema).unwrap()).unwrap_err(),
+    ] {
+        assert!(e.to_string().contains("3 digits"), "{e}");
+    }
+    // At the limit, 999 (99.9) and -999, every writer writes it.
+    for unscaled in [999, -999] {
+        let ok = Value::Decimal(Decimal::from_i128(unscaled, 1));
+        let bytes = avrokit::to_datum_vec(&ok, &schema).unwrap();
+        assert_eq!(avrokit::from_datum_slice(&bytes, &schema).unwrap(), ok);
+        assert!(to_json_string(&ok, &schema, false).is_ok());
+    }
+    // A fixed decimal likewise: 10000 fits two bytes but not precision 4.
     let fixed = Schema::parse_str(DEC_F2).unwrap();
     let ten_thousand = Value::Decimal(Decimal::new(vec![0x27, 0x10], 0));
-    assert!(avrokit::to_datum_vec(&ten_thousand, &fixed).is_ok());
+    assert!(avrokit::to_datum_vec(&ten_thousand, &fixed).is_err());
+    assert!(to_json_string(&ten_thousand, &fixed, false).is_err());
     let plan = SerPlan::compile(&fixed).unwrap();
     assert!(to_datum_vec(&ByteBuf::from(vec![0x27, 0x10]), &plan).is_err());
+    let nines = Value::Decimal(Decimal::from_i128(9999, 0));
+    assert!(avrokit::to_datum_vec(&nines, &fixed).is_ok());
 }
 
 /// A uuid's text reads back the same way everywhere: parsed by `Value` and JSON (upper case

@@ -275,9 +275,15 @@ fn decimals_on_bytes_and_fixed() {
     };
     assert_eq!((back.to_i128(), back.scale()), (Some(-2), 2));
     roundtrip(&Value::Decimal(Decimal::new(vec![0, 0, 0x30, 0x39], 2)), &s);
-    // Redundant sign bytes are trimmed; a number that needs more bytes is an error.
-    let padded = Value::Decimal(Decimal::new(vec![0xff, 0xff, 0xff, 0xff, 0x80, 0, 0, 0], 2));
-    assert_eq!(common::encode_ok(&padded, &s), unhex("80 00 00 00"));
+    // Redundant sign bytes are trimmed; a number that needs more bytes (or digits) is an error.
+    let padded = Value::Decimal(Decimal::new(
+        vec![0xff, 0xff, 0xff, 0xff, 0xff, 0x80, 0, 0],
+        2,
+    ));
+    assert_eq!(common::encode_ok(&padded, &s), unhex("ff 80 00 00"));
+    for (_, r) in encode_all(&Value::Decimal(Decimal::from_i128(-(1 << 31), 2)), &s) {
+        assert!(r.unwrap_err().to_string().contains("9 digits"));
+    }
     for (_, r) in encode_all(&Value::Decimal(Decimal::from_i128(1 << 40, 2)), &s) {
         assert_eq!(r.unwrap_err().kind(), ErrorKind::Data);
     }

@@ -1,14 +1,9 @@
 //! Writing a [`Value`] in Avro's JSON encoding: one schema walk, two outputs (text or a
 //! `serde_json::Value` tree) behind the [`Out`] trait, so both apply exactly the same rules.
 
-use crate::error::{Error, ErrorKind, Result};
-use crate::logical::{big_decimal, uuid};
+use crate::error::Result;
 use crate::schema::{Node, NodeId, NodeKind, Schema};
-use crate::value::{accepts, checked_decimal, fixed_decimal, Value};
-
-/// How deep values may nest when writing (as [`write_value`](crate::value::write_value)): a
-/// cyclic or absurdly deep value is an error, not a stack overflow.
-const MAX_WRITE_DEPTH: usize = 1024;
+use crate::value::{branch_at, branch_for, check_fields, enter, write_scalar, ScalarOut, Value};
 
 /// The events of one JSON value, in document order.
 ///
@@ -63,14 +58,7 @@ fn walk<O: Out>(
     let node = schema.node(id);
     match (&node.kind, value) {
         (NodeKind::Record(r), Value::Record(fields)) => {
-            if fields.len() != r.fields.len() {
-                return Err(Error::data(format!(
-                    "record {} has {} fields, the value has {}",
-                    r.name,
-                    r.fields.len(),
-                    fields.len()
-                )));
-            }
+            check_fields(r, fields)?;
             let depth = enter(depth)?;
             out.begin_object();
             for (i, (f, v)) in r.fields.iter().zip(fields).enumerate() {
@@ -80,21 +68,10 @@ fn walk<O: Out>(
             out.end_object(fields.len());
         }
         (NodeKind::Union(u), Value::Union(i, v)) => {
-            let Some(&branch) = u.variants.get(*i as usize) else {
-                return Err(Error::data(format!(
-                    "union index {i} out of range for a union of {} branches",
-                    u.variants.len()
-                )));
-            };
-            write_branch(out, v, schema, branch, enter(depth)?)?;
+            write_branch(out, v, schema, branch_at(u, *i)?, enter(depth)?)?;
         }
         (NodeKind::Union(u), v) => {
-            let Some(&branch) = u.variants.iter().find(|&&b| accepts(schema.node(b), v)) else {
-                return Err(Error::data(format!(
-                    "no branch of the union accepts a {} value",
-                    v.kind_name()
-                )));
-            };
+            let (_, branch) = branch_for(schema, u, v)?;
             write_branch(out, v, schema, branch, enter(depth)?)?;
         }
         (NodeKind::Array(a), Value::Array(items)) => {
@@ -120,76 +97,58 @@ fn walk<O: Out>(
     Ok(())
 }
 
-/// A value of a type that nests nothing. Kept out of `walk` so that its locals do not weigh on
-/// every level of a deep value.
+/// A value of a type that nests nothing, by the binary writer's rules. Kept out of `walk` so
+/// that its locals do not weigh on every level of a deep value.
 #[inline(never)]
 fn leaf<O: Out>(out: &mut O, value: &Value, node: &Node) -> Result<()> {
-    match (&node.kind, value) {
-        (NodeKind::Null, Value::Null) => out.null(),
-        (NodeKind::Boolean, Value::Boolean(b)) => out.boolean(*b),
-        (NodeKind::Int, Value::Int(v) | Value::Date(v) | Value::TimeMillis(v)) => {
-            out.long(i64::from(*v))
-        }
-        (NodeKind::Long, Value::Int(v)) => out.long(i64::from(*v)),
-        (
-            NodeKind::Long,
-            Value::Long(v)
-            | Value::TimeMicros(v)
-            | Value::TimestampMillis(v)
-            | Value::TimestampMicros(v)
-            | Value::TimestampNanos(v)
-            | Value::LocalTimestampMillis(v)
-            | Value::LocalTimestampMicros(v)
-            | Value::LocalTimestampNanos(v),
-        ) => out.long(*v),
-        (NodeKind::Float, Value::Float(v)) => out.float(*v),
-        (NodeKind::Float, Value::Int(v)) => out.float(*v as f32),
-        (NodeKind::Float, Value::Long(v)) => out.float(*v as f32),
-        (NodeKind::Double, Value::Double(v)) => out.double(*v),
-        (NodeKind::Double, Value::Float(v)) => out.double(f64::from(*v)),
-        (NodeKind::Double, Value::Int(v)) => out.double(f64::from(*v)),
-        (NodeKind::Double, Value::Long(v)) => out.double(*v as f64),
-        (NodeKind::Bytes, Value::Bytes(b)) => out.bytes(b),
-        (NodeKind::Bytes, Value::Decimal(d)) => out.bytes(checked_decimal(node, d)?),
-        (NodeKind::Bytes, Value::BigDecimal(d)) => out.bytes(&big_decimal::payload(d)?),
-        (NodeKind::String, Value::String(s)) => out.string(s),
-        (NodeKind::String, Value::Uuid(u)) => out.string(uuid::as_str(&uuid::text(u))),
-        (NodeKind::Fixed(f), Value::Fixed(b)) => {
-            if b.len() != f.size {
-                return Err(Error::data(format!(
-                    "fixed {} needs {} bytes, the value has {}",
-                    f.name,
-                    f.size,
-                    b.len()
-                )));
-            }
-            out.bytes(b);
-        }
-        (NodeKind::Fixed(_), Value::Decimal(d)) => out.bytes(fixed_decimal(node, d)?.as_slice()),
-        (NodeKind::Fixed(f), Value::Uuid(u)) if f.size == 16 => out.bytes(u),
-        (NodeKind::Fixed(f), Value::Duration(d)) if f.size == 12 => out.bytes(&d.to_bytes()),
-        (NodeKind::Enum(e), Value::Enum(i)) => match e.symbols.get(*i as usize) {
-            Some(symbol) => out.string(symbol),
-            None => {
-                return Err(Error::data(format!(
-                    "enum index {i} out of range for {} ({} symbols)",
-                    e.name,
-                    e.symbols.len()
-                )))
-            }
-        },
-        (NodeKind::Enum(e), Value::String(s)) => match e.symbol_index(s) {
-            Some(_) => out.string(s),
-            None => {
-                return Err(Error::data(format!(
-                    "{s:?} is not a symbol of enum {}",
-                    e.name
-                )))
-            }
-        },
-        (kind, v) => return Err(mismatch(kind, node, v)),
+    write_scalar(&mut Scalars(out), value, node)
+}
+
+/// A JSON output seen as the scalar writer's output: ints are JSON numbers like longs, fixed
+/// bytes are bytes, and an enum is its symbol.
+struct Scalars<'a, O>(&'a mut O);
+
+impl<O: Out> ScalarOut for Scalars<'_, O> {
+    fn null(&mut self) -> Result<()> {
+        self.0.null();
+        Ok(())
     }
-    Ok(())
+    fn boolean(&mut self, v: bool) -> Result<()> {
+        self.0.boolean(v);
+        Ok(())
+    }
+    fn int(&mut self, v: i32) -> Result<()> {
+        self.0.long(i64::from(v));
+        Ok(())
+    }
+    fn long(&mut self, v: i64) -> Result<()> {
+        self.0.long(v);
+        Ok(())
+    }
+    fn float(&mut self, v: f32) -> Result<()> {
+        self.0.float(v);
+        Ok(())
+    }
+    fn double(&mut self, v: f64) -> Result<()> {
+        self.0.double(v);
+        Ok(())
+    }
+    fn bytes(&mut self, b: &[u8]) -> Result<()> {
+        self.0.bytes(b);
+        Ok(())
+    }
+    fn string(&mut self, s: &str) -> Result<()> {
+        self.0.string(s);
+        Ok(())
+    }
+    fn fixed(&mut self, b: &[u8]) -> Result<()> {
+        self.0.bytes(b);
+        Ok(())
+    }
+    fn symbol(&mut self, _index: u32, symbol: &str) -> Result<()> {
+        self.0.string(symbol);
+        Ok(())
+    }
 }
 
 /// A union's value: `null` for the null branch, `{"<branch name>": value}` otherwise.
@@ -209,33 +168,6 @@ fn write_branch<O: Out>(
     walk(out, value, schema, branch, depth)?;
     out.end_object(1);
     Ok(())
-}
-
-#[inline]
-fn enter(depth: usize) -> Result<usize> {
-    if depth >= MAX_WRITE_DEPTH {
-        return Err(Error::new(
-            ErrorKind::Limit,
-            format!("value nested deeper than {MAX_WRITE_DEPTH} levels"),
-        ));
-    }
-    Ok(depth + 1)
-}
-
-#[cold]
-#[inline(never)]
-fn mismatch(kind: &NodeKind, node: &Node, v: &Value) -> Error {
-    let expected = match node.name() {
-        Some(n) => format!("{} {}", kind.type_name(), n),
-        None => match node.logical {
-            Some(l) => format!("{} ({})", kind.type_name(), l.name()),
-            None => kind.type_name().to_owned(),
-        },
-    };
-    Error::data(format!(
-        "expected {expected}, found a {} value",
-        v.kind_name()
-    ))
 }
 
 // ------------------------------------------------------------------------------ text output

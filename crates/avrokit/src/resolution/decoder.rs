@@ -20,37 +20,14 @@ use crate::schema::{LogicalType, NodeId, NodeKind, Schema};
 /// What to do for one reader field.
 #[derive(Debug, Clone)]
 pub(crate) enum Action {
-    /// Read the writer's value from the input, converting it.
-    Wire(Conv),
+    /// Read the writer's value from the input, converting it: a copy of the plan's op, always
+    /// a scalar one (null to enum), so a read matches on it directly.
+    Wire(Op),
     /// Serve the reader's default; the input is not touched.
     /// A scalar [`Literal`] (never an array, map, record or union).
     Default(Literal),
     /// A nested record: `read_field_order` descends into record `.0` of the program.
     Record(u32),
-}
-
-/// A wire read and its promotion.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Conv {
-    Null,
-    Boolean,
-    Int,
-    IntToLong,
-    IntToFloat,
-    IntToDouble,
-    Long,
-    LongToFloat,
-    LongToDouble,
-    Float,
-    FloatToDouble,
-    Double,
-    /// Writer `bytes` or `string` read as bytes.
-    Bytes,
-    /// Writer `string` or `bytes` read as a (UTF-8 checked) string.
-    Str,
-    Fixed(usize),
-    /// The plan's enum op, for its symbol table.
-    Enum(OpId),
 }
 
 #[derive(Debug, Clone)]
@@ -191,35 +168,17 @@ impl Builder<'_> {
     }
 
     fn action(&mut self, id: OpId, depth: usize) -> Result<Action, String> {
-        let conv = match &self.ops[id as usize] {
-            Op::Null => Conv::Null,
-            Op::Boolean => Conv::Boolean,
-            Op::Int(_) => Conv::Int,
-            Op::IntToLong(_) => Conv::IntToLong,
-            Op::IntToFloat => Conv::IntToFloat,
-            Op::IntToDouble => Conv::IntToDouble,
-            Op::Long(_) => Conv::Long,
-            Op::LongToFloat => Conv::LongToFloat,
-            Op::LongToDouble => Conv::LongToDouble,
-            Op::Float => Conv::Float,
-            Op::FloatToDouble => Conv::FloatToDouble,
-            Op::Double => Conv::Double,
-            Op::Bytes(_) => Conv::Bytes,
-            Op::String(_) => Conv::Str,
-            Op::Fixed { size, .. } => Conv::Fixed(*size),
-            Op::Enum(_) => Conv::Enum(id),
-            Op::Record(rec) => {
-                return self
-                    .record(id, rec, depth + 1)
-                    .map(Action::Record)
-                    .map_err(String::from)
-            }
-            Op::Array { .. } => return Err("an array".into()),
-            Op::Map(_) => return Err("a map".into()),
-            Op::Union(_) | Op::Wrap { .. } => return Err("a union".into()),
-            Op::Fail(_) | Op::Pending => return Err("unreadable".into()),
-        };
-        Ok(Action::Wire(conv))
+        match &self.ops[id as usize] {
+            Op::Record(rec) => self
+                .record(id, rec, depth + 1)
+                .map(Action::Record)
+                .map_err(String::from),
+            Op::Array { .. } => Err("an array".into()),
+            Op::Map(_) => Err("a map".into()),
+            Op::Union(_) | Op::Wrap { .. } => Err("a union".into()),
+            Op::Fail(_) | Op::Pending => Err("unreadable".into()),
+            scalar => Ok(Action::Wire(scalar.clone())),
+        }
     }
 
     fn default_action(&mut self, l: &Literal, ty: NodeId, depth: usize) -> Result<Action, String> {
@@ -437,7 +396,7 @@ impl<'p, 'de, S: Source<'de>> ResolvingDecoder<'p, 'de, S> {
     pub fn read_null(&mut self) -> Result<()> {
         let step = self.step("read_null")?;
         match &step.action {
-            Action::Wire(Conv::Null) => self.skip_all(&step.before)?,
+            Action::Wire(Op::Null) => self.skip_all(&step.before)?,
             Action::Default(Literal::Null) => {}
             _ => return Err(self.wrong_read("read_null", step)),
         }
@@ -455,7 +414,7 @@ impl<'p, 'de, S: Source<'de>> ResolvingDecoder<'p, 'de, S> {
     pub fn read_boolean(&mut self) -> Result<bool> {
         let step = self.step("read_boolean")?;
         let v = match &step.action {
-            Action::Wire(Conv::Boolean) => {
+            Action::Wire(Op::Boolean) => {
                 self.skip_all(&step.before)?;
                 self.dec.read_boolean().map_err(|e| in_step(e, step))?
             }
@@ -474,7 +433,7 @@ impl<'p, 'de, S: Source<'de>> ResolvingDecoder<'p, 'de, S> {
     pub fn read_int(&mut self) -> Result<i32> {
         let step = self.step("read_int")?;
         let v = match &step.action {
-            Action::Wire(Conv::Int) => {
+            Action::Wire(Op::Int(_)) => {
                 self.skip_all(&step.before)?;
                 self.dec.read_int().map_err(|e| in_step(e, step))?
             }
@@ -493,9 +452,9 @@ impl<'p, 'de, S: Source<'de>> ResolvingDecoder<'p, 'de, S> {
     pub fn read_long(&mut self) -> Result<i64> {
         let step = self.step("read_long")?;
         let v = match &step.action {
-            Action::Wire(c @ (Conv::Long | Conv::IntToLong)) => {
+            Action::Wire(c @ (Op::Long(_) | Op::IntToLong(_))) => {
                 self.skip_all(&step.before)?;
-                let r = if *c == Conv::Long {
+                let r = if matches!(c, Op::Long(_)) {
                     self.dec.read_long()
                 } else {
                     self.dec.read_int().map(i64::from)
@@ -517,11 +476,11 @@ impl<'p, 'de, S: Source<'de>> ResolvingDecoder<'p, 'de, S> {
     pub fn read_float(&mut self) -> Result<f32> {
         let step = self.step("read_float")?;
         let v = match &step.action {
-            Action::Wire(c @ (Conv::Float | Conv::IntToFloat | Conv::LongToFloat)) => {
+            Action::Wire(c @ (Op::Float | Op::IntToFloat | Op::LongToFloat)) => {
                 self.skip_all(&step.before)?;
                 let r = match c {
-                    Conv::IntToFloat => self.dec.read_int().map(|v| v as f32),
-                    Conv::LongToFloat => self.dec.read_long().map(|v| v as f32),
+                    Op::IntToFloat => self.dec.read_int().map(|v| v as f32),
+                    Op::LongToFloat => self.dec.read_long().map(|v| v as f32),
                     _ => self.dec.read_float(),
                 };
                 r.map_err(|e| in_step(e, step))?
@@ -542,13 +501,13 @@ impl<'p, 'de, S: Source<'de>> ResolvingDecoder<'p, 'de, S> {
         let step = self.step("read_double")?;
         let v = match &step.action {
             Action::Wire(
-                c @ (Conv::Double | Conv::FloatToDouble | Conv::IntToDouble | Conv::LongToDouble),
+                c @ (Op::Double | Op::FloatToDouble | Op::IntToDouble | Op::LongToDouble),
             ) => {
                 self.skip_all(&step.before)?;
                 let r = match c {
-                    Conv::FloatToDouble => self.dec.read_float().map(f64::from),
-                    Conv::IntToDouble => self.dec.read_int().map(f64::from),
-                    Conv::LongToDouble => self.dec.read_long().map(|v| v as f64),
+                    Op::FloatToDouble => self.dec.read_float().map(f64::from),
+                    Op::IntToDouble => self.dec.read_int().map(f64::from),
+                    Op::LongToDouble => self.dec.read_long().map(|v| v as f64),
                     _ => self.dec.read_double(),
                 };
                 r.map_err(|e| in_step(e, step))?
@@ -570,16 +529,10 @@ impl<'p, 'de, S: Source<'de>> ResolvingDecoder<'p, 'de, S> {
     pub fn read_enum(&mut self) -> Result<u32> {
         let step = self.step("read_enum")?;
         let v = match &step.action {
-            Action::Wire(Conv::Enum(op)) => {
+            Action::Wire(Op::Enum(e)) => {
                 self.skip_all(&step.before)?;
                 let at = self.dec.offset();
                 let i = self.dec.read_enum().map_err(|e| in_step(e, step))?;
-                let Op::Enum(e) = &self.plan.ops[*op as usize] else {
-                    return Err(Error::new(
-                        ErrorKind::Resolution,
-                        "internal: not an enum op",
-                    ));
-                };
                 match e.table.get(i as usize) {
                     Some(&r) if r != NO_SYMBOL => r,
                     Some(_) => {
@@ -612,7 +565,7 @@ impl<'p, 'de, S: Source<'de>> ResolvingDecoder<'p, 'de, S> {
     pub fn read_str(&mut self) -> Result<&str> {
         let step = self.step("read_str")?;
         match &step.action {
-            Action::Wire(Conv::Str) => {
+            Action::Wire(Op::String(_)) => {
                 self.skip_all(&step.before)?;
                 self.advance();
                 self.dec.read_str().map_err(|e| in_step(e, step))
@@ -645,7 +598,7 @@ impl<'p, 'de, S: Source<'de>> ResolvingDecoder<'p, 'de, S> {
     pub fn read_bytes(&mut self) -> Result<&[u8]> {
         let step = self.step("read_bytes")?;
         match &step.action {
-            Action::Wire(Conv::Bytes) => {
+            Action::Wire(Op::Bytes(_)) => {
                 self.skip_all(&step.before)?;
                 self.advance();
                 self.dec.read_bytes().map_err(|e| in_step(e, step))
@@ -667,7 +620,7 @@ impl<'p, 'de, S: Source<'de>> ResolvingDecoder<'p, 'de, S> {
     pub fn read_fixed(&mut self) -> Result<&[u8]> {
         let step = self.step("read_fixed")?;
         match &step.action {
-            Action::Wire(Conv::Fixed(size)) => {
+            Action::Wire(Op::Fixed { size, .. }) => {
                 self.skip_all(&step.before)?;
                 self.advance();
                 self.dec.read_fixed(*size).map_err(|e| in_step(e, step))
@@ -764,19 +717,20 @@ impl<'p, 'de, S: Source<'de>> ResolvingDecoder<'p, 'de, S> {
         let rec = &self.cur.name;
         let expected = match &step.action {
             Action::Record(_) => "read_field_order",
-            Action::Wire(c) => match c {
-                Conv::Null => "read_null",
-                Conv::Boolean => "read_boolean",
-                Conv::Int => "read_int",
-                Conv::IntToLong | Conv::Long => "read_long",
-                Conv::IntToFloat | Conv::LongToFloat | Conv::Float => "read_float",
-                Conv::IntToDouble | Conv::LongToDouble | Conv::FloatToDouble | Conv::Double => {
+            Action::Wire(op) => match op {
+                Op::Null => "read_null",
+                Op::Boolean => "read_boolean",
+                Op::Int(_) => "read_int",
+                Op::IntToLong(_) | Op::Long(_) => "read_long",
+                Op::IntToFloat | Op::LongToFloat | Op::Float => "read_float",
+                Op::IntToDouble | Op::LongToDouble | Op::FloatToDouble | Op::Double => {
                     "read_double"
                 }
-                Conv::Bytes => "read_bytes",
-                Conv::Str => "read_str",
-                Conv::Fixed(_) => "read_fixed",
-                Conv::Enum(_) => "read_enum",
+                Op::Bytes(_) => "read_bytes",
+                Op::String(_) => "read_str",
+                Op::Fixed { .. } => "read_fixed",
+                Op::Enum(_) => "read_enum",
+                _ => "a scalar read",
             },
             Action::Default(l) => match l {
                 Literal::Null => "read_null",

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::io::Sink;
 use crate::logical::decimal::{self, FixedBytes};
 use crate::logical::{big_decimal, uuid, Decimal};
-use crate::schema::{LogicalType, Node, NodeId, NodeKind, Schema};
+use crate::schema::{LogicalType, Node, NodeId, NodeKind, RecordSchema, Schema, UnionSchema};
 
 /// Writes `value` as a datum of `schema`.
 ///
@@ -38,75 +38,8 @@ pub(crate) fn write_node<S: Sink>(
 ) -> Result<()> {
     let node = schema.node(id);
     match (&node.kind, value) {
-        (NodeKind::Null, Value::Null) => Ok(()),
-        (NodeKind::Boolean, Value::Boolean(b)) => enc.write_boolean(*b),
-        (NodeKind::Int, Value::Int(v) | Value::Date(v) | Value::TimeMillis(v)) => enc.write_int(*v),
-        (NodeKind::Long, Value::Int(v)) => enc.write_long(i64::from(*v)),
-        (
-            NodeKind::Long,
-            Value::Long(v)
-            | Value::TimeMicros(v)
-            | Value::TimestampMillis(v)
-            | Value::TimestampMicros(v)
-            | Value::TimestampNanos(v)
-            | Value::LocalTimestampMillis(v)
-            | Value::LocalTimestampMicros(v)
-            | Value::LocalTimestampNanos(v),
-        ) => enc.write_long(*v),
-        (NodeKind::Float, Value::Float(v)) => enc.write_float(*v),
-        (NodeKind::Float, Value::Int(v)) => enc.write_float(*v as f32),
-        (NodeKind::Float, Value::Long(v)) => enc.write_float(*v as f32),
-        (NodeKind::Double, Value::Double(v)) => enc.write_double(*v),
-        (NodeKind::Double, Value::Float(v)) => enc.write_double(f64::from(*v)),
-        (NodeKind::Double, Value::Int(v)) => enc.write_double(f64::from(*v)),
-        (NodeKind::Double, Value::Long(v)) => enc.write_double(*v as f64),
-        (NodeKind::Bytes, Value::Bytes(b)) => enc.write_bytes(b),
-        (NodeKind::Bytes, Value::Decimal(d)) => enc.write_bytes(checked_decimal(node, d)?),
-        (NodeKind::Bytes, Value::BigDecimal(d)) => enc.write_bytes(&big_decimal::payload(d)?),
-        (NodeKind::String, Value::String(s)) => enc.write_string(s),
-        (NodeKind::String, Value::Uuid(u)) => enc.write_string(uuid::as_str(&uuid::text(u))),
-        (NodeKind::Fixed(f), Value::Fixed(b)) => {
-            if b.len() != f.size {
-                return Err(Error::data(format!(
-                    "fixed {} needs {} bytes, the value has {}",
-                    f.name,
-                    f.size,
-                    b.len()
-                )));
-            }
-            enc.write_fixed(b)
-        }
-        (NodeKind::Fixed(_), Value::Decimal(d)) => {
-            enc.write_fixed(fixed_decimal(node, d)?.as_slice())
-        }
-        (NodeKind::Fixed(f), Value::Uuid(u)) if f.size == 16 => enc.write_fixed(u),
-        (NodeKind::Fixed(f), Value::Duration(d)) if f.size == 12 => enc.write_fixed(&d.to_bytes()),
-        (NodeKind::Enum(e), Value::Enum(i)) => {
-            if *i as usize >= e.symbols.len() {
-                return Err(Error::data(format!(
-                    "enum index {i} out of range for {} ({} symbols)",
-                    e.name,
-                    e.symbols.len()
-                )));
-            }
-            enc.write_enum(*i)
-        }
-        (NodeKind::Enum(e), Value::String(s)) => match e.symbol_index(s) {
-            Some(i) => enc.write_enum(i),
-            None => Err(Error::data(format!(
-                "{s:?} is not a symbol of enum {}",
-                e.name
-            ))),
-        },
         (NodeKind::Record(r), Value::Record(fields)) => {
-            if fields.len() != r.fields.len() {
-                return Err(Error::data(format!(
-                    "record {} has {} fields, the value has {}",
-                    r.name,
-                    r.fields.len(),
-                    fields.len()
-                )));
-            }
+            check_fields(r, fields)?;
             let depth = enter(depth)?;
             for (f, v) in r.fields.iter().zip(fields) {
                 write_node(enc, v, schema, f.schema, depth)
@@ -115,24 +48,14 @@ pub(crate) fn write_node<S: Sink>(
             Ok(())
         }
         (NodeKind::Union(u), Value::Union(i, v)) => {
-            let Some(&branch) = u.variants.get(*i as usize) else {
-                return Err(Error::data(format!(
-                    "union index {i} out of range for a union of {} branches",
-                    u.variants.len()
-                )));
-            };
+            let branch = branch_at(u, *i)?;
             enc.write_union_index(*i)?;
             write_node(enc, v, schema, branch, enter(depth)?)
         }
         (NodeKind::Union(u), v) => {
-            let Some(i) = u.variants.iter().position(|&b| accepts(schema.node(b), v)) else {
-                return Err(Error::data(format!(
-                    "no branch of the union accepts a {} value",
-                    v.kind_name()
-                )));
-            };
-            enc.write_union_index(i as u32)?;
-            write_node(enc, v, schema, u.variants[i], enter(depth)?)
+            let (i, branch) = branch_for(schema, u, v)?;
+            enc.write_union_index(i)?;
+            write_node(enc, v, schema, branch, enter(depth)?)
         }
         (NodeKind::Array(a), Value::Array(items)) => {
             let depth = enter(depth)?;
@@ -153,12 +76,180 @@ pub(crate) fn write_node<S: Sink>(
             }
             enc.write_map_end()
         }
+        _ => write_scalar(enc, value, node),
+    }
+}
+
+/// Where the scalars of a value go: the binary [`Encoder`] here, the JSON writer's output in
+/// `json/`. Both writers classify a (node, value) pair that nests nothing through
+/// [`write_scalar`], so they accept the same values with the same conveniences and errors.
+pub(crate) trait ScalarOut {
+    fn null(&mut self) -> Result<()>;
+    fn boolean(&mut self, v: bool) -> Result<()>;
+    fn int(&mut self, v: i32) -> Result<()>;
+    fn long(&mut self, v: i64) -> Result<()>;
+    fn float(&mut self, v: f32) -> Result<()>;
+    fn double(&mut self, v: f64) -> Result<()>;
+    fn bytes(&mut self, b: &[u8]) -> Result<()>;
+    fn string(&mut self, s: &str) -> Result<()>;
+    /// The bytes of a `fixed`, already checked to be its size.
+    fn fixed(&mut self, b: &[u8]) -> Result<()>;
+    /// An enum symbol, by its index (checked) and its text.
+    fn symbol(&mut self, index: u32, symbol: &str) -> Result<()>;
+}
+
+impl<S: Sink> ScalarOut for Encoder<S> {
+    #[inline]
+    fn null(&mut self) -> Result<()> {
+        Ok(())
+    }
+    #[inline]
+    fn boolean(&mut self, v: bool) -> Result<()> {
+        self.write_boolean(v)
+    }
+    #[inline]
+    fn int(&mut self, v: i32) -> Result<()> {
+        self.write_int(v)
+    }
+    #[inline]
+    fn long(&mut self, v: i64) -> Result<()> {
+        self.write_long(v)
+    }
+    #[inline]
+    fn float(&mut self, v: f32) -> Result<()> {
+        self.write_float(v)
+    }
+    #[inline]
+    fn double(&mut self, v: f64) -> Result<()> {
+        self.write_double(v)
+    }
+    #[inline]
+    fn bytes(&mut self, b: &[u8]) -> Result<()> {
+        self.write_bytes(b)
+    }
+    #[inline]
+    fn string(&mut self, s: &str) -> Result<()> {
+        self.write_string(s)
+    }
+    #[inline]
+    fn fixed(&mut self, b: &[u8]) -> Result<()> {
+        self.write_fixed(b)
+    }
+    #[inline]
+    fn symbol(&mut self, index: u32, _symbol: &str) -> Result<()> {
+        self.write_enum(index)
+    }
+}
+
+/// Writes a value of a node that nests nothing (every kind but record, array, map and union),
+/// applying the writers' conveniences: numeric promotions, a logical type's underlying value,
+/// an enum symbol by name, and logical values (decimals checked, uuids spelled, durations
+/// packed). Any other pair is a mismatch.
+#[inline(always)]
+pub(crate) fn write_scalar<O: ScalarOut>(out: &mut O, value: &Value, node: &Node) -> Result<()> {
+    match (&node.kind, value) {
+        (NodeKind::Null, Value::Null) => out.null(),
+        (NodeKind::Boolean, Value::Boolean(b)) => out.boolean(*b),
+        (NodeKind::Int, Value::Int(v) | Value::Date(v) | Value::TimeMillis(v)) => out.int(*v),
+        (NodeKind::Long, Value::Int(v)) => out.long(i64::from(*v)),
+        (
+            NodeKind::Long,
+            Value::Long(v)
+            | Value::TimeMicros(v)
+            | Value::TimestampMillis(v)
+            | Value::TimestampMicros(v)
+            | Value::TimestampNanos(v)
+            | Value::LocalTimestampMillis(v)
+            | Value::LocalTimestampMicros(v)
+            | Value::LocalTimestampNanos(v),
+        ) => out.long(*v),
+        (NodeKind::Float, Value::Float(v)) => out.float(*v),
+        (NodeKind::Float, Value::Int(v)) => out.float(*v as f32),
+        (NodeKind::Float, Value::Long(v)) => out.float(*v as f32),
+        (NodeKind::Double, Value::Double(v)) => out.double(*v),
+        (NodeKind::Double, Value::Float(v)) => out.double(f64::from(*v)),
+        (NodeKind::Double, Value::Int(v)) => out.double(f64::from(*v)),
+        (NodeKind::Double, Value::Long(v)) => out.double(*v as f64),
+        (NodeKind::Bytes, Value::Bytes(b)) => out.bytes(b),
+        (NodeKind::Bytes, Value::Decimal(d)) => out.bytes(checked_decimal(node, d)?),
+        (NodeKind::Bytes, Value::BigDecimal(d)) => out.bytes(&big_decimal::payload(d)?),
+        (NodeKind::String, Value::String(s)) => out.string(s),
+        (NodeKind::String, Value::Uuid(u)) => out.string(uuid::as_str(&uuid::text(u))),
+        (NodeKind::Fixed(f), Value::Fixed(b)) => {
+            if b.len() != f.size {
+                return Err(Error::data(format!(
+                    "fixed {} needs {} bytes, the value has {}",
+                    f.name,
+                    f.size,
+                    b.len()
+                )));
+            }
+            out.fixed(b)
+        }
+        (NodeKind::Fixed(_), Value::Decimal(d)) => out.fixed(fixed_decimal(node, d)?.as_slice()),
+        (NodeKind::Fixed(f), Value::Uuid(u)) if f.size == 16 => out.fixed(u),
+        (NodeKind::Fixed(f), Value::Duration(d)) if f.size == 12 => out.fixed(&d.to_bytes()),
+        (NodeKind::Enum(e), Value::Enum(i)) => match e.symbols.get(*i as usize) {
+            Some(symbol) => out.symbol(*i, symbol),
+            None => Err(Error::data(format!(
+                "enum index {i} out of range for {} ({} symbols)",
+                e.name,
+                e.symbols.len()
+            ))),
+        },
+        (NodeKind::Enum(e), Value::String(s)) => match e.symbol_index(s) {
+            Some(i) => out.symbol(i, s),
+            None => Err(Error::data(format!(
+                "{s:?} is not a symbol of enum {}",
+                e.name
+            ))),
+        },
         (kind, v) => Err(mismatch(kind, node, v)),
     }
 }
 
+/// Checks that a record value has one value for each field of `r`.
 #[inline]
-fn enter(depth: usize) -> Result<usize> {
+pub(crate) fn check_fields(r: &RecordSchema, fields: &[Value]) -> Result<()> {
+    if fields.len() == r.fields.len() {
+        return Ok(());
+    }
+    Err(Error::data(format!(
+        "record {} has {} fields, the value has {}",
+        r.name,
+        r.fields.len(),
+        fields.len()
+    )))
+}
+
+/// The branch of `u` that the union index `i` of a `Value::Union` names.
+#[inline]
+pub(crate) fn branch_at(u: &UnionSchema, i: u32) -> Result<NodeId> {
+    match u.variants.get(i as usize) {
+        Some(&branch) => Ok(branch),
+        None => Err(Error::data(format!(
+            "union index {i} out of range for a union of {} branches",
+            u.variants.len()
+        ))),
+    }
+}
+
+/// The first branch of `u` that takes the bare value `v` (see [`accepts`]): its index and node.
+#[inline]
+pub(crate) fn branch_for(schema: &Schema, u: &UnionSchema, v: &Value) -> Result<(u32, NodeId)> {
+    match u.variants.iter().position(|&b| accepts(schema.node(b), v)) {
+        Some(i) => Ok((i as u32, u.variants[i])),
+        None => Err(Error::data(format!(
+            "no branch of the union accepts a {} value",
+            v.kind_name()
+        ))),
+    }
+}
+
+/// One level deeper into a value being written, or a [`Limit`](crate::ErrorKind::Limit) error
+/// past [`MAX_WRITE_DEPTH`]: a cyclic or absurdly deep value is an error, not a stack overflow.
+#[inline]
+pub(crate) fn enter(depth: usize) -> Result<usize> {
     if depth >= MAX_WRITE_DEPTH {
         return Err(Error::new(
             crate::ErrorKind::Limit,
@@ -169,19 +260,18 @@ fn enter(depth: usize) -> Result<usize> {
 }
 
 /// The unscaled bytes of a decimal written to `node` (`bytes` or `fixed`), checked against its
-/// `decimal` annotation, if any: the scale must be the schema's.
-///
-/// The precision is not checked here, unlike serde's writer: the `Value` writers accept every
-/// decimal the binary decoder reads (which never checks it, as Java's does not), and the tests
-/// hold both sides to that (`tests/logical_agreement.rs` shows the one difference).
+/// `decimal` annotation, if any: the scale must be the schema's, and the unscaled value may have
+/// at most `precision` digits, as Java's `DecimalConversion` and serde's writer require. Readers
+/// take over-precise decimals as they are (Java's decoder does not check either).
 pub(crate) fn checked_decimal<'d>(node: &Node, d: &'d Decimal) -> Result<&'d [u8]> {
-    if let Some(LogicalType::Decimal { scale, .. }) = node.logical {
+    if let Some(LogicalType::Decimal { precision, scale }) = node.logical {
         if scale != d.scale() {
             return Err(Error::data(format!(
                 "decimal value has scale {}, the schema has scale {scale}",
                 d.scale()
             )));
         }
+        decimal::check_precision(d.unscaled(), precision)?;
     }
     Ok(d.unscaled())
 }

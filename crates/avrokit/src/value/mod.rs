@@ -33,7 +33,7 @@ pub use crate::resolution::value::{
 pub use decode::{read_value, read_value_into};
 pub use encode::write_value;
 // Shared with the JSON encoding (`crate::json`), which must accept the same values.
-pub(crate) use encode::{accepts, checked_decimal, fixed_decimal};
+pub(crate) use encode::{branch_at, branch_for, check_fields, enter, write_scalar, ScalarOut};
 
 use crate::decode::Decoder;
 use crate::encode::Encoder;

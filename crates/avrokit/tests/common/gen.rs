@@ -539,6 +539,11 @@ pub fn max_precision(size: usize) -> u32 {
     (2f64.powi(8 * size as i32 - 1) - 1.0).log10().floor() as u32
 }
 
+/// An unscaled decimal value of at most `precision` digits, of every magnitude up to that.
+fn unscaled_within(precision: u32) -> impl Strategy<Value = i128> {
+    (any::<i128>(), 1..=precision.min(38)).prop_map(|(v, digits)| v % 10i128.pow(digits))
+}
+
 fn name_form() -> impl Strategy<Value = NameForm> {
     prop_oneof![
         4 => Just(NameForm::Inherit),
@@ -713,9 +718,18 @@ pub fn value_strategy(m: &Arc<Model>, t: &T) -> BoxedStrategy<Value> {
             Logical::LocalTimestampMillis => long().prop_map(Value::LocalTimestampMillis).boxed(),
             Logical::LocalTimestampMicros => long().prop_map(Value::LocalTimestampMicros).boxed(),
             Logical::LocalTimestampNanos => long().prop_map(Value::LocalTimestampNanos).boxed(),
-            // Any non-empty two's-complement bytes (apache-avro cannot write empty ones).
-            Logical::DecimalBytes { scale, .. } => vec(any::<u8>(), 1..12)
-                .prop_map(move |b| Value::Decimal(Decimal::new(b, scale)))
+            // Non-empty two's-complement bytes (apache-avro cannot write empty ones) within the
+            // precision, which every writer requires, sometimes with redundant sign bytes.
+            Logical::DecimalBytes {
+                precision, scale, ..
+            } => (unscaled_within(precision), 0usize..3)
+                .prop_map(move |(v, pad)| {
+                    let min = Decimal::from_i128(v, 0);
+                    let fill = if v < 0 { 0xff } else { 0 };
+                    let mut b = vec![fill; pad];
+                    b.extend_from_slice(min.unscaled());
+                    Value::Decimal(Decimal::new(b, scale))
+                })
                 .boxed(),
             // Minimal two's-complement bytes: what apache-avro (num-bigint) writes too.
             Logical::BigDecimal => (any::<i64>(), 0u32..20)
@@ -766,9 +780,15 @@ pub fn value_strategy(m: &Arc<Model>, t: &T) -> BoxedStrategy<Value> {
             DefKind::Enum(symbols) => (0..symbols.len() as u32).prop_map(Value::Enum).boxed(),
             DefKind::Fixed { size, logical } => match *logical {
                 None => vec(any::<u8>(), *size).prop_map(Value::Fixed).boxed(),
-                Some(FixedLogical::Decimal { scale, .. }) => vec(any::<u8>(), *size)
-                    .prop_map(move |b| Value::Decimal(Decimal::new(b, scale)))
-                    .boxed(),
+                Some(FixedLogical::Decimal { precision, scale }) => {
+                    let size = *size;
+                    unscaled_within(precision)
+                        .prop_map(move |v| {
+                            let b = v.to_be_bytes()[16 - size..].to_vec();
+                            Value::Decimal(Decimal::new(b, scale))
+                        })
+                        .boxed()
+                }
                 Some(FixedLogical::Uuid) => any::<[u8; 16]>().prop_map(Value::Uuid).boxed(),
                 Some(FixedLogical::Duration) => any::<(u32, u32, u32)>()
                     .prop_map(|(months, days, millis)| {
