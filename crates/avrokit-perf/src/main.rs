@@ -86,7 +86,15 @@ fn run(opts: &cli::Options, registry: &[harness::Spec]) -> std::io::Result<()> {
         None => &mut stdout,
     };
     let mut notes = std::io::stderr();
-    run_tests(opts, registry, rows, &mut notes)?;
+    let all = run_tests(opts, registry, rows, &mut notes)?;
+    // The summary goes with the table; machine-readable output keeps its rows alone.
+    if let Some(summary) = report::summary(&all) {
+        if opts.format.machine_readable() {
+            eprintln!("\n{summary}");
+        } else {
+            writeln!(rows, "\n{summary}")?;
+        }
+    }
     rows.flush()
 }
 

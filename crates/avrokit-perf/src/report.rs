@@ -263,3 +263,69 @@ fn json_row(row: &Row) -> Option<String> {
     };
     Some(serde_json::to_string(&line).expect("plain data serializes"))
 }
+
+/// The closing summary of a `--compare` run, one line per view: for every test and direction,
+/// avrokit's best row over the best peer row (any API); and for the typed rows, avrokit's best
+/// serde or generated-codec row over the best peer serde row. Each line counts the tests at
+/// 2x or more and names the lowest. `None` without peer rows.
+pub fn summary(rows: &[Row]) -> Option<String> {
+    let typed = |r: &Row| r.api.contains("serde") || r.api.contains("codec");
+    let all = ratios(rows, |_| true, |_| true);
+    if all.is_empty() {
+        return None;
+    }
+    let mut out = summary_line("every test: best avrokit row / best peer row", &all);
+    let typed = ratios(rows, typed, typed);
+    if !typed.is_empty() {
+        out.push('\n');
+        out.push_str(&summary_line(
+            "typed: best avrokit serde or codec row / best peer serde row",
+            &typed,
+        ));
+    }
+    Some(out)
+}
+
+/// Per test (in run order), avrokit's fastest row among `ours` over the fastest peer row among
+/// `theirs`, for the tests that have both.
+fn ratios(
+    rows: &[Row],
+    ours: impl Fn(&Row) -> bool,
+    theirs: impl Fn(&Row) -> bool,
+) -> Vec<(&str, f64)> {
+    let mut tests: Vec<&str> = Vec::new();
+    for r in rows {
+        if !tests.contains(&r.test.as_str()) {
+            tests.push(&r.test);
+        }
+    }
+    let best = |test: &str, keep: &dyn Fn(&Row) -> bool| {
+        rows.iter()
+            .filter(|r| r.test == test && keep(r))
+            .filter_map(Row::entries_per_sec)
+            .fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.max(x))))
+    };
+    tests
+        .into_iter()
+        .filter_map(|t| {
+            let a = best(t, &|r| r.library == Library::Avrokit && ours(r))?;
+            let p = best(t, &|r| r.library.is_peer() && theirs(r))?;
+            Some((t, a / p))
+        })
+        .collect()
+}
+
+fn summary_line(what: &str, ratios: &[(&str, f64)]) -> String {
+    let at_2x = ratios.iter().filter(|(_, x)| *x >= 2.0).count();
+    let mut sorted: Vec<f64> = ratios.iter().map(|(_, x)| *x).collect();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let (low_test, low) = ratios
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("non-empty");
+    format!(
+        "summary, {what}: {at_2x} of {} tests at >= 2x; median {median:.2}x; lowest {low:.2}x ({low_test})",
+        ratios.len()
+    )
+}

@@ -473,3 +473,46 @@ fn resolution_reads_give_the_reader_shape() {
         Record(vec![avrokit::Value::Enum(1)])
     );
 }
+
+/// The closing summary counts each test once, best row against best row, and the typed line
+/// only compares serde (or codec) rows with the peers' serde rows.
+#[test]
+fn summary_counts_best_against_best() {
+    use crate::harness::timing::{Measurement, Outcome, Row};
+    use crate::harness::Library;
+    let row = |test: &str, library, api: &str, median: f64| Row {
+        test: test.into(),
+        library,
+        api: api.into(),
+        count: 1,
+        cycles: 1,
+        outcome: Outcome::Measured(Measurement {
+            median,
+            min: median,
+            reps: 1,
+            bytes: 1,
+            sha256: None,
+            same_bytes: None,
+        }),
+    };
+    let rows = vec![
+        // A: avrokit's Value row is 4x the best peer; its serde row 1.5x the peer's serde row.
+        row("ARead", Library::Avrokit, "Value", 1.0),
+        row("ARead", Library::Avrokit, "serde", 2.0),
+        row("ARead", Library::ApacheAvro, "Value", 4.0),
+        row("ARead", Library::SerdeAvroFast, "serde", 3.0),
+        // B: 0.5x, and no peer serde row, so not in the typed line.
+        row("BWrite", Library::Avrokit, "Encoder", 2.0),
+        row("BWrite", Library::ApacheAvro, "Value", 1.0),
+        // C: no peer at all: in neither line.
+        row("CRead", Library::Avrokit, "Value", 1.0),
+    ];
+    let s = crate::report::summary(&rows).expect("a summary");
+    let lines: Vec<&str> = s.lines().collect();
+    assert_eq!(lines.len(), 2, "{s}");
+    assert!(lines[0].contains("1 of 2 tests at >= 2x"), "{s}");
+    assert!(lines[0].contains("lowest 0.50x (BWrite)"), "{s}");
+    assert!(lines[1].contains("0 of 1 tests at >= 2x"), "{s}");
+    assert!(lines[1].contains("lowest 1.50x (ARead)"), "{s}");
+    assert!(crate::report::summary(&rows[6..]).is_none());
+}
