@@ -473,3 +473,33 @@ fn resolution_reads_give_the_reader_shape() {
         Record(vec![avrokit::Value::Enum(1)])
     );
 }
+
+/// Every typed test has a runnable generated-codec row: the derived types' schemas are the
+/// tests' (a row whose type's schema differed would print n/a and measure nothing).
+#[test]
+fn typed_tests_have_codec_rows() {
+    let ctx = Ctx::new(2_500);
+    let mut seen = 0;
+    for spec in registry() {
+        if !matches!(spec.batch, "-reflect" | "-specific" | "-generic") {
+            continue;
+        }
+        let test = (spec.build)(&ctx);
+        for imp in test.impls.iter().filter(|i| i.api.starts_with("codec")) {
+            assert!(
+                matches!(imp.read, Side::Run(_)),
+                "{} {}: {:?}",
+                test.name,
+                imp.api,
+                match &imp.read {
+                    Side::NotApplicable(why) => why.as_str(),
+                    _ => "",
+                }
+            );
+            seen += 1;
+        }
+    }
+    // 11 reflect tests (codec and codec reused), the blocked one (codec, Java blocks),
+    // FooBar (two), three generic tests (two).
+    assert_eq!(seen, 11 * 2 + 1 + 2 + 3 * 2);
+}
