@@ -58,6 +58,12 @@
 //!   (and its doc, aliases and properties). An enum without variants is the empty union.
 //!
 //! Errors in the input type are `compile_error!`s pointing at the offending item.
+//!
+//! The derive also implements `avrokit::AvroEncode` and `avrokit::AvroDecode`: straight-line
+//! code writing and reading the type's own schema (see `avrokit::codec`), borrowing `&str`,
+//! `&[u8]` and `Cow` fields from the input. A type it cannot write a codec for gets impls that
+//! report why (see the limitations there); `#[avro(no_codec)]` asks for that explicitly, for a
+//! field type that implements `AvroSchema` by hand without a codec.
 
 mod attrs;
 mod codec;

@@ -63,13 +63,18 @@
 //! the path of the field (`Rec.items[3].name`), never a panic.
 //!
 //! # Limitations
-//! - Types whose fields have no codec (chrono, time and uuid types; a type implementing
-//!   [`AvroSchema`] by hand) still derive [`AvroEncode`]/[`AvroDecode`], but the impls carry a
-//!   bound that does not hold, so using them is a compile error naming the field's type.
-//! - The derive emits no codec for fields with `#[avro(schema = "...")]` (it can reorder union
-//!   branches, which the type cannot see), `#[avro(logical_type = "decimal")]` (writers must
-//!   check the precision), or `#[serde(with = ...)]` other than `serde_bytes`; such types use
-//!   the serde front end.
+//! - The derive writes no working codec for a type with a field of a date/time or uuid type,
+//!   a set, `serde_bytes::ByteBuf`, a map with non-`String` keys, a `decimal` field (writers
+//!   must check its precision), an `#[avro(schema = "...")]` that reorders a union the field's
+//!   type encodes itself, or `#[avro(no_codec)]` (for a field type that implements
+//!   [`AvroSchema`] by hand but no codec). Its impls still exist, so types containing it
+//!   compile, but their calls return an [`ErrorKind::Schema`](crate::ErrorKind) error saying
+//!   why, and `HAS_CODEC` is false: a [`CodecPlan`] then reads through serde. A type holding
+//!   such a type directly or in an `Option` inherits the flag; behind a `Vec`, `Box` or map
+//!   (where a recursive type's own flag would depend on itself) it does not, and its calls
+//!   fail with that error when they reach the field.
+//! - Writing checks nothing against a schema: the type is its schema. `u64` values beyond
+//!   `i64::MAX` are an error.
 
 mod impls;
 mod items;
