@@ -15,6 +15,9 @@
 //! - [`serde`](crate::serde): Rust types straight to and from the binary encoding through plans
 //!   compiled once ([`serde::SerPlan`], [`serde::DePlan`]), zero-copy from slices, schema
 //!   resolution included; [`AvroSchema`] (and `#[derive(AvroSchema)]`) for a type's schema.
+//! - [`codec`]: generated codecs ([`AvroEncode`], [`AvroDecode`], emitted by
+//!   `#[derive(AvroSchema)]` too): a type's fields written and read in schema order with no
+//!   serde visitor, arrays of primitives in bulk, borrowing from slices.
 //! - [`container`]: object container files ([`container::Reader`], [`container::Writer`]):
 //!   codecs, appending, block copying, split reading; [`Value`]s or serde types.
 //! - [`single_object`]: single-object encoding (`C3 01` + schema fingerprint + datum) and the
@@ -54,6 +57,7 @@
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 
+pub mod codec;
 pub mod container;
 pub mod decode;
 pub mod encode;
@@ -67,6 +71,10 @@ pub mod serde;
 pub mod single_object;
 pub mod value;
 
+#[doc(hidden)]
+pub use crate::codec::__private as __codec;
+#[doc(inline)]
+pub use crate::codec::{AvroDecode, AvroEncode};
 #[doc(inline)]
 pub use crate::decode::Decoder;
 #[doc(inline)]

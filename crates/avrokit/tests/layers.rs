@@ -40,6 +40,9 @@ const ROOT_ITEMS: &[(&str, &str)] = &[
     ("check_compatibility", "resolution"),
     ("AvroSchema", "serde"),
     ("__private", "serde"),
+    ("__codec", "codec"),
+    ("AvroEncode", "codec"),
+    ("AvroDecode", "codec"),
 ];
 
 type Matrix = BTreeMap<String, BTreeSet<String>>;

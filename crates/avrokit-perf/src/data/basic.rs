@@ -132,7 +132,7 @@ pub fn string_data(count: usize) -> Vec<String> {
 // Array and Map: raw nested structures over COUNT floats
 
 /// A `Vals` record: four floats.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 pub struct Vals {
     /// f1
     pub f1: f32,
@@ -157,7 +157,7 @@ impl Vals {
 }
 
 /// The Array test's `Foo` record (also ReflectNestedObjectArray's).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 pub struct Foo {
     /// bar
     pub bar: Vec<Vals>,

@@ -19,7 +19,7 @@ pub const NESTED_RECORD_SCHEMA: &str = r#"{"type":"record","name":"R","fields":[
     {"name":"f4","type":"int"},{"name":"f5","type":"int"},{"name":"f6","type":"int"}]}"#;
 
 /// GenericStrings' record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 #[serde(rename = "R")]
 pub struct Strings3 {
     /// f1
@@ -54,14 +54,14 @@ impl RefDatum for Strings3 {
 }
 
 /// NESTED_RECORD_SCHEMA's `D`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 pub struct D {
     /// dbl
     pub dbl: f64,
 }
 
 /// NESTED_RECORD_SCHEMA's record: the Rec draws with the doubles wrapped in `D`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 #[serde(rename = "R")]
 pub struct Nested {
     /// f1

@@ -31,7 +31,7 @@ pub const RECORD_SCHEMA_WITH_PROMOTION: &str = r#"{"type":"record","name":"R","f
 
 /// A record of RECORD_SCHEMA's shape: also the data of Generic and ReflectRecord. Serde names
 /// it `R` because apache-avro's deserializer insists on the schema's record name.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 #[serde(rename = "R")]
 pub struct Rec {
     /// f1

@@ -55,7 +55,7 @@ pub fn large_array_size(r: &mut JavaRandom) -> usize {
 
 /// ReflectRecord's class `Rec`: the Rec fields under the record name `Rec` (a separate type only
 /// because apache-avro's deserializer checks the record name).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 #[serde(rename = "Rec")]
 pub struct ReflectRec {
     /// f1
@@ -105,7 +105,7 @@ impl RefDatum for ReflectRec {
 }
 
 /// ReflectBigRecord's class `Rec1`; the byte and short fields are Avro ints.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 #[serde(rename = "Rec1")]
 pub struct BigRec {
     /// d1
@@ -195,7 +195,7 @@ pub fn small_arrays<T>(count: usize, mut item: impl FnMut(&mut JavaRandom) -> T)
 }
 
 /// FloatFoo: a record holding one float array.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 pub struct FloatFoo {
     /// floatBar
     #[serde(rename = "floatBar")]

@@ -18,7 +18,7 @@ pub const FOOBAR_SCHEMA: &str = r#"{"type":"record","name":"FooBarSpecificRecord
    "default":null}]}"#;
 
 /// The FooBar enum.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 pub enum TypeEnum {
     /// a
     #[serde(rename = "a")]
@@ -32,8 +32,9 @@ pub enum TypeEnum {
 }
 
 /// FooBarSpecificRecord.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 #[serde(rename = "FooBarSpecificRecord")]
+#[avro(namespace = "org.apache.avro")]
 pub struct FooBar {
     /// id
     pub id: i32,

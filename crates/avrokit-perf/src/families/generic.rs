@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::adapters::avrokit::values::{to_values, ToValue};
-use crate::adapters::avrokit::{encoder, serde as ak_serde, value};
+use crate::adapters::avrokit::{codec as ak_codec, encoder, serde as ak_serde, value};
 use crate::adapters::limit;
 use crate::adapters::peers::{self, values::ToApache};
 use crate::adapters::workload::ReaderLife;
@@ -54,15 +54,14 @@ pub fn specs() -> Vec<Spec> {
 /// A test of plain records through avrokit's Value rows and its serde row, and every peer.
 fn plain<T>(ctx: &Ctx, test: Test, schema: &str, items: Rc<Vec<T>>) -> Test
 where
-    T: ToValue + ToApache + Serialize + DeserializeOwned + 'static,
+    T: ToValue + ToApache + Serialize + DeserializeOwned + ak_codec::Codec + Default + 'static,
 {
     let n = items.len();
     let values = Rc::new(to_values(&items));
-    let test = value::rows(test, schema, Some(values), n).with(ak_serde::row::<T, T>(
-        schema,
-        Some(items.clone()),
-        n,
-    ));
+    let test = value::rows(test, schema, Some(values), n)
+        .with(ak_serde::row::<T, T>(schema, Some(items.clone()), n))
+        .with(ak_codec::row::<T, T>(schema, Some(items.clone()), n))
+        .with(ak_codec::reused_row::<T>(schema, n));
     if ctx.compare {
         test.with_all(peers::all_peers::<T, T>(schema, items))
     } else {

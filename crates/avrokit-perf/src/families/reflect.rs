@@ -6,6 +6,7 @@ use std::rc::Rc;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::adapters::avrokit::codec as ak_codec;
 use crate::adapters::avrokit::serde as ak_serde;
 use crate::adapters::limit;
 use crate::adapters::peers::{self, apache, saf};
@@ -55,12 +56,15 @@ pub fn specs() -> Vec<Spec> {
 /// A reflect test over `data`: avrokit and the peers run their serde paths.
 fn reflect<T>(ctx: &Ctx, name: &'static str, schema: &str, data: Vec<T>) -> Test
 where
-    T: RefDatum + Serialize + DeserializeOwned + 'static,
+    T: RefDatum + Serialize + DeserializeOwned + ak_codec::Codec + Default + 'static,
 {
     let bytes = reference::encode_all(&data);
     let n = data.len();
     let data = Rc::new(data);
-    let test = Test::new(name, n, bytes).with(ak_serde::row::<T, T>(schema, Some(data.clone()), n));
+    let test = Test::new(name, n, bytes)
+        .with(ak_serde::row::<T, T>(schema, Some(data.clone()), n))
+        .with(ak_codec::row::<T, T>(schema, Some(data.clone()), n))
+        .with(ak_codec::reused_row::<T>(schema, n));
     if ctx.compare {
         test.with_all(peers::serde_pair::<T, T>(schema, Some(data), n))
     } else {
@@ -147,11 +151,14 @@ fn reflect_nested_large_blocked_test(ctx: &Ctx) -> Test {
     });
     let n = data.len();
     let data = Rc::new(data);
-    let mut test =
-        Test::new("ReflectNestedLargeFloatArrayBlocked", n, bytes).with(ak_serde::blocked_row::<
-            FloatFoo,
-            FloatFoo,
-        >(
+    let mut test = Test::new("ReflectNestedLargeFloatArrayBlocked", n, bytes)
+        .with(ak_serde::blocked_row::<FloatFoo, FloatFoo>(
+            FLOAT_FOO,
+            data.clone(),
+            n,
+            BLOCK_BYTES,
+        ))
+        .with(ak_codec::blocked_row::<FloatFoo, FloatFoo>(
             FLOAT_FOO,
             data.clone(),
             n,

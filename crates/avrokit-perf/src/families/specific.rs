@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+use crate::adapters::avrokit::codec as ak_codec;
 use crate::adapters::avrokit::serde as ak_serde;
 use crate::adapters::limit;
 use crate::adapters::peers;
@@ -25,12 +26,18 @@ fn foobar_test(ctx: &Ctx) -> Test {
     let data = Rc::new(foobar_data(ctx.count / 48, ctx.foobar_old));
     let n = data.len();
     let bytes = reference::encode_all(&data);
-    let mut test =
-        Test::new("FooBarSpecificRecordTest", n, bytes).with(ak_serde::row::<FooBar, FooBar>(
+    let mut test = Test::new("FooBarSpecificRecordTest", n, bytes)
+        .with(ak_serde::row::<FooBar, FooBar>(
             FOOBAR_SCHEMA,
             Some(data.clone()),
             n,
-        ));
+        ))
+        .with(ak_codec::row::<FooBar, FooBar>(
+            FOOBAR_SCHEMA,
+            Some(data.clone()),
+            n,
+        ))
+        .with(ak_codec::reused_row::<FooBar>(FOOBAR_SCHEMA, n));
     test = limit::with_datum_limit(test, data.clone());
     if ctx.compare {
         test = test.with_all(peers::serde_pair::<FooBar, FooBar>(

@@ -516,3 +516,33 @@ fn summary_counts_best_against_best() {
     assert!(lines[1].contains("lowest 1.50x (ARead)"), "{s}");
     assert!(crate::report::summary(&rows[6..]).is_none());
 }
+
+/// Every typed test has a runnable generated-codec row: the derived types' schemas are the
+/// tests' (a row whose type's schema differed would print n/a and measure nothing).
+#[test]
+fn typed_tests_have_codec_rows() {
+    let ctx = Ctx::new(2_500);
+    let mut seen = 0;
+    for spec in registry() {
+        if !matches!(spec.batch, "-reflect" | "-specific" | "-generic") {
+            continue;
+        }
+        let test = (spec.build)(&ctx);
+        for imp in test.impls.iter().filter(|i| i.api.starts_with("codec")) {
+            assert!(
+                matches!(imp.read, Side::Run(_)),
+                "{} {}: {:?}",
+                test.name,
+                imp.api,
+                match &imp.read {
+                    Side::NotApplicable(why) => why.as_str(),
+                    _ => "",
+                }
+            );
+            seen += 1;
+        }
+    }
+    // 11 reflect tests (codec and codec reused), the blocked one (codec, Java blocks),
+    // FooBar (two), three generic tests (two).
+    assert_eq!(seen, 11 * 2 + 1 + 2 + 3 * 2);
+}

@@ -77,6 +77,7 @@ mod codec;
 mod reader;
 #[cfg(test)]
 mod tests;
+mod typed;
 mod writer;
 
 pub use codec::Codec;

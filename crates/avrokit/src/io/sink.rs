@@ -83,6 +83,23 @@ pub trait Sink {
     fn reserve(&mut self, additional: usize) {
         let _ = additional;
     }
+
+    /// Writes a run of array items of `item_size` bytes each, their encodings back to back in
+    /// `items` (the bulk path of `f32`/`f64`/`bool` arrays). Sinks without per-item framing
+    /// write them in one go; the default marks each item with
+    /// [`start_item`](Sink::start_item), as [`BlockingSink`] needs.
+    ///
+    /// # Errors
+    /// When the underlying writer fails.
+    #[doc(hidden)]
+    #[inline]
+    fn write_items(&mut self, items: &[u8], item_size: usize) -> Result<()> {
+        for item in items.chunks(item_size.max(1)) {
+            self.start_item()?;
+            self.write_bytes(item)?;
+        }
+        Ok(())
+    }
 }
 
 impl Sink for Vec<u8> {
@@ -131,6 +148,12 @@ impl Sink for Vec<u8> {
     fn reserve(&mut self, additional: usize) {
         Vec::reserve(self, additional);
     }
+
+    #[inline(always)]
+    fn write_items(&mut self, items: &[u8], _item_size: usize) -> Result<()> {
+        self.extend_from_slice(items);
+        Ok(())
+    }
 }
 
 impl<S: Sink + ?Sized> Sink for &mut S {
@@ -166,6 +189,11 @@ impl<S: Sink + ?Sized> Sink for &mut S {
     #[inline(always)]
     fn reserve(&mut self, additional: usize) {
         (**self).reserve(additional)
+    }
+
+    #[inline(always)]
+    fn write_items(&mut self, items: &[u8], item_size: usize) -> Result<()> {
+        (**self).write_items(items, item_size)
     }
 }
 
@@ -296,6 +324,11 @@ impl<W: Write> Sink for BufferedSink<W> {
         self.drain()?;
         flush_retrying(&mut self.inner).map_err(|e| self.poison(e))
     }
+
+    #[inline]
+    fn write_items(&mut self, items: &[u8], _item_size: usize) -> Result<()> {
+        self.write_bytes(items)
+    }
 }
 
 /// Writes every call straight through to the `io::Write`: for callers who buffer themselves.
@@ -353,6 +386,11 @@ impl<W: Write> Sink for DirectSink<W> {
             return Err(self.fail(None));
         }
         flush_retrying(&mut self.inner).map_err(|e| self.fail(Some(e)))
+    }
+
+    #[inline]
+    fn write_items(&mut self, items: &[u8], _item_size: usize) -> Result<()> {
+        self.write_bytes(items)
     }
 }
 

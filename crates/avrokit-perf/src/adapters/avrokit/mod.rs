@@ -4,6 +4,7 @@
 //! container files). [`values`] turns the data sets into `Value`s; [`schema`] parses schemas and
 //! compiles resolution plans once, at init.
 
+pub mod codec;
 pub mod container;
 pub mod encoder;
 pub mod resolving;

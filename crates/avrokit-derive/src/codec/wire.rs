@@ -1,0 +1,273 @@
+//! How one Rust type (a field's, a newtype's) is written and read: through the codec traits,
+//! or by generated code for the shapes the derive gives another schema than the traits do
+//! (`Vec<u8>` as `bytes`, `Option` with `null` second).
+
+use proc_macro2::TokenStream as Tokens;
+use quote::quote;
+use serde_json::Value as Json;
+use syn::Type;
+
+use crate::schema::{is_u8, path_parts};
+
+/// The support module of the generated code.
+pub(crate) fn p() -> Tokens {
+    quote!(::avrokit::__codec)
+}
+
+/// How a type is written and read.
+pub(crate) enum Wire {
+    /// Through `AvroEncode` / `AvroDecode`.
+    Trait,
+    /// Generated closures: `enc` is `|enc, v: &T| -> Result<()>`, `dec` is `|dec| -> Result<T>`;
+    /// `into`, when given, reads over a place (`|dec, v: &mut T| -> Result<()>`).
+    Custom {
+        enc: Tokens,
+        dec: Tokens,
+        into: Option<Tokens>,
+    },
+}
+
+/// Types the derive knows have no codec: (last path segment, why).
+const NO_CODEC: &[(&str, &str)] = &[
+    ("DateTime", "date and time types"),
+    ("NaiveDate", "date and time types"),
+    ("NaiveTime", "date and time types"),
+    ("NaiveDateTime", "date and time types"),
+    ("OffsetDateTime", "date and time types"),
+    ("PrimitiveDateTime", "date and time types"),
+    ("UtcDateTime", "date and time types"),
+    ("PlainDateTime", "date and time types"),
+    ("Date", "date and time types"),
+    ("Time", "date and time types"),
+    ("Uuid", "uuid::Uuid"),
+    ("ByteBuf", "serde_bytes::ByteBuf"),
+    ("Bytes", "serde_bytes::Bytes"),
+    ("HashSet", "sets"),
+    ("BTreeSet", "sets"),
+    ("LinkedList", "LinkedList"),
+    ("IndexMap", "IndexMap"),
+];
+
+/// Map key types the codec reads and writes (`From<String> + AsRef<str>`).
+fn string_key(key: &Type) -> bool {
+    matches!(path_parts(key), Some((k, _)) if matches!(k.as_str(), "String" | "Cow" | "Box" | "Arc" | "Rc"))
+}
+
+/// True when `j` is the `null` schema.
+fn is_null(j: &Json) -> bool {
+    j.as_str() == Some("null") || j.get("type").and_then(Json::as_str) == Some("null")
+}
+
+/// The closure writing `ty` through the traits.
+fn trait_enc(ty: &Type) -> Tokens {
+    let p = p();
+    quote!(|enc: &mut #p::Encoder<__S>, v: &#ty| -> #p::Result<()> {
+        ::avrokit::AvroEncode::encode(v, enc)
+    })
+}
+
+/// The closure reading `ty` through the traits.
+fn trait_dec(ty: &Type) -> Tokens {
+    let p = p();
+    quote!(|dec: &mut #p::Decoder<'__de, __S>| -> #p::Result<#ty> {
+        <#ty as ::avrokit::AvroDecode<'__de>>::decode(dec)
+    })
+}
+
+impl Wire {
+    /// The write closure of `ty` on this wire.
+    pub(crate) fn enc(&self, ty: &Type) -> Tokens {
+        match self {
+            Wire::Trait => trait_enc(ty),
+            Wire::Custom { enc, .. } => enc.clone(),
+        }
+    }
+
+    /// The read closure of `ty` on this wire.
+    pub(crate) fn dec(&self, ty: &Type) -> Tokens {
+        match self {
+            Wire::Trait => trait_dec(ty),
+            Wire::Custom { dec, .. } => dec.clone(),
+        }
+    }
+
+    /// A statement writing the place `v` (a reference).
+    pub(crate) fn write(&self, v: Tokens) -> Tokens {
+        match self {
+            Wire::Trait => quote!(::avrokit::AvroEncode::encode(#v, enc)?;),
+            Wire::Custom { enc, .. } => quote!((#enc)(enc, #v)?;),
+        }
+    }
+
+    /// An expression reading a `ty` (a `Result`).
+    pub(crate) fn read(&self, ty: &Type) -> Tokens {
+        match self {
+            Wire::Trait => quote!(<#ty as ::avrokit::AvroDecode<'__de>>::decode(dec)),
+            Wire::Custom { dec, .. } => quote!((#dec)(dec)),
+        }
+    }
+
+    /// An expression reading over the place `v` (a `&mut ty`; a `Result<()>`).
+    pub(crate) fn read_into(&self, v: Tokens) -> Tokens {
+        match self {
+            Wire::Trait => quote!(::avrokit::AvroDecode::decode_into(#v, dec)),
+            Wire::Custom {
+                into: Some(into), ..
+            } => quote!((#into)(dec, #v)),
+            Wire::Custom { dec, .. } => quote!((#dec)(dec).map(|x| *#v = x)),
+        }
+    }
+
+    /// A `const bool` expression: true when values of `ty` take no bytes.
+    pub(crate) fn zero_size(&self, ty: &Type) -> Tokens {
+        match self {
+            Wire::Trait => quote!(<#ty as ::avrokit::AvroDecode<'__de>>::ZERO_SIZE),
+            Wire::Custom { .. } => quote!(false),
+        }
+    }
+}
+
+/// How `ty` is written and read; `bytes` for `#[serde(with = "serde_bytes")]`, `overlay` the
+/// field's `#[avro(schema)]` at this type. `Err` says why the derive writes no codec for it.
+pub(crate) fn wire(ty: &Type, bytes: bool, overlay: Option<&Json>) -> Result<Wire, String> {
+    let p = p();
+    if let Some((name, args)) = path_parts(ty) {
+        match (name.as_str(), args.as_slice()) {
+            ("Option", [inner]) => {
+                let (null_second, inner_overlay) = match overlay {
+                    None => (false, None),
+                    Some(Json::Array(b)) if b.len() == 2 && is_null(&b[0]) => (false, Some(&b[1])),
+                    Some(Json::Array(b)) if b.len() == 2 && is_null(&b[1]) => (true, Some(&b[0])),
+                    Some(_) => {
+                        return Err("an `Option` whose schema is not a union with null".into())
+                    }
+                };
+                let w = wire(inner, bytes, inner_overlay)?;
+                if !null_second && matches!(w, Wire::Trait) {
+                    return Ok(Wire::Trait);
+                }
+                let (ie, id) = (w.enc(inner), w.dec(inner));
+                return Ok(Wire::Custom {
+                    enc: quote!(|enc: &mut #p::Encoder<__S>, v: &#ty| -> #p::Result<()> {
+                        #p::encode_option(enc, v, #null_second, #ie)
+                    }),
+                    dec: quote!(|dec: &mut #p::Decoder<'__de, __S>| -> #p::Result<#ty> {
+                        #p::decode_option(dec, #null_second, #id)
+                    }),
+                    into: None,
+                });
+            }
+            (_, _) if bytes => return bytes_wire(ty),
+            ("Vec", [inner]) if is_u8(inner) => return bytes_wire(ty),
+            ("Cow", [Type::Slice(s)]) if is_u8(&s.elem) => return bytes_wire(ty),
+            ("Box", [Type::Slice(s)]) if is_u8(&s.elem) => return bytes_wire(ty),
+            ("Vec", [inner]) => {
+                let w = wire(inner, false, overlay.and_then(|o| o.get("items")))?;
+                if matches!(w, Wire::Trait) {
+                    return Ok(Wire::Trait);
+                }
+                let (ie, id) = (w.enc(inner), w.dec(inner));
+                return Ok(Wire::Custom {
+                    enc: quote!(|enc: &mut #p::Encoder<__S>, v: &#ty| -> #p::Result<()> {
+                        #p::encode_array(enc, v, #ie)
+                    }),
+                    dec: quote!(|dec: &mut #p::Decoder<'__de, __S>| -> #p::Result<#ty> {
+                        #p::decode_array(dec, #id)
+                    }),
+                    into: None,
+                });
+            }
+            ("HashMap" | "BTreeMap", [key, value, ..]) => {
+                if !string_key(key) {
+                    return Err("a map whose keys are not String".into());
+                }
+                let w = wire(value, false, overlay.and_then(|o| o.get("values")))?;
+                if matches!(w, Wire::Trait) {
+                    return Ok(Wire::Trait);
+                }
+                let (ie, id) = (w.enc(value), w.dec(value));
+                return Ok(Wire::Custom {
+                    enc: quote!(|enc: &mut #p::Encoder<__S>, v: &#ty| -> #p::Result<()> {
+                        #p::encode_map(enc, v.len(), v.iter(), #ie)
+                    }),
+                    dec: quote!(|dec: &mut #p::Decoder<'__de, __S>| -> #p::Result<#ty> {
+                        #p::decode_map(dec, #id)
+                    }),
+                    into: None,
+                });
+            }
+            ("VecDeque" | "Box" | "Rc" | "Arc" | "Cow", [inner]) => {
+                return match wire(inner, false, overlay)? {
+                    Wire::Trait => Ok(Wire::Trait),
+                    Wire::Custom { .. } => Err(format!("{name} of bytes or of [T, null] unions")),
+                };
+            }
+            _ => {}
+        }
+        if let Some((_, why)) = NO_CODEC.iter().find(|(n, _)| *n == name) {
+            return Err(format!("{why} have no codec"));
+        }
+    }
+    match ty {
+        Type::Reference(r) => match &*r.elem {
+            Type::Slice(s) if is_u8(&s.elem) => bytes_wire(ty),
+            _ => leaf(overlay),
+        },
+        Type::Paren(t) => wire(&t.elem, bytes, overlay),
+        Type::Group(t) => wire(&t.elem, bytes, overlay),
+        Type::Array(a) if bytes && is_u8(&a.elem) => bytes_wire(ty),
+        _ if bytes => Err("a `serde_bytes` field of this type".into()),
+        _ => leaf(overlay),
+    }
+}
+
+/// A type the traits write: its schema is its own, so an overlay may annotate it but not
+/// reorder a union in it.
+fn leaf(overlay: Option<&Json>) -> Result<Wire, String> {
+    match overlay {
+        Some(Json::Array(_)) => {
+            Err("an #[avro(schema)] union over a type with its own codec".into())
+        }
+        _ => Ok(Wire::Trait),
+    }
+}
+
+/// `bytes`: `Vec<u8>`, `&[u8]`, `Cow<[u8]>`, `Box<[u8]>`, `[u8; N]` under `serde_bytes`.
+fn bytes_wire(ty: &Type) -> Result<Wire, String> {
+    let p = p();
+    Ok(Wire::Custom {
+        enc: quote!(|enc: &mut #p::Encoder<__S>, v: &#ty| -> #p::Result<()> {
+            #p::write_bytes(enc, ::core::convert::AsRef::<[u8]>::as_ref(v))
+        }),
+        dec: quote!(|dec: &mut #p::Decoder<'__de, __S>| -> #p::Result<#ty> {
+            <#ty as #p::Bytes<'__de>>::read(dec)
+        }),
+        into: Some(
+            quote!(|dec: &mut #p::Decoder<'__de, __S>, v: &mut #ty| -> #p::Result<()> {
+                #p::Bytes::read_into(v, dec)
+            }),
+        ),
+    })
+}
+
+/// A `const bool` expression: true unless `ty` is a type whose codec reports that it has
+/// none. Follows the type through `Option` (a value of the type contains one of its inner
+/// type) and stops at pointers and collections, which a recursive type goes through.
+pub(crate) fn has_codec(ty: &Type, trait_path: &Tokens) -> Tokens {
+    if let Some((name, args)) = path_parts(ty) {
+        match (name.as_str(), args.as_slice()) {
+            ("Option", [inner]) => return has_codec(inner, trait_path),
+            (
+                "Vec" | "VecDeque" | "Box" | "Rc" | "Arc" | "Cow" | "HashMap" | "BTreeMap"
+                | "String" | "str" | "bool" | "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32"
+                | "u64" | "f32" | "f64" | "char",
+                _,
+            ) => return quote!(true),
+            _ => {}
+        }
+    }
+    match ty {
+        Type::Path(_) => quote!(<#ty as #trait_path>::HAS_CODEC),
+        _ => quote!(true),
+    }
+}

@@ -1,0 +1,253 @@
+//! Generated codecs: Rust types written and read straight through the [`Encoder`] and
+//! [`Decoder`], as Java's `SpecificRecord` and prost's messages are.
+//!
+//! [`AvroEncode`] and [`AvroDecode`] are implemented for the standard types (below) and by
+//! `#[derive(AvroSchema)]` (the `derive` feature) for structs and enums: the derive writes the
+//! reads and writes of the type's own schema field by field, in schema order, with nothing
+//! looked up, matched by name or dispatched per field. A type's codec reads and writes exactly
+//! what [`AvroSchema::schema`] describes, the bytes the serde front end and the [`Value`]
+//! encoder write for it.
+//!
+//! - Writing: [`to_datum_vec`], [`to_datum_sink`], or `value.encode(&mut encoder)`.
+//! - Reading data of the type's own schema: [`from_datum_slice`] (zero-copy: `&str`, `&[u8]`
+//!   and `Cow` fields borrow from the input), [`from_datum_reader`], `T::decode(&mut decoder)`,
+//!   and `value.decode_into(&mut decoder)`, which overwrites a value in place and reuses the
+//!   capacity of its strings, vectors and maps (Java's `read(reuse, decoder)`, prost's
+//!   `merge`).
+//! - Reading data written with another schema: a [`CodecPlan`] compiled once from the writer
+//!   schema decides, once, whether the generated code can read it (the writer schema has the
+//!   type's Parsing Canonical Form) or the serde front end must resolve it (promotions,
+//!   defaults, reordered and skipped fields). The container reader and writer take codec types
+//!   through it ([`Reader::codec_iter`](crate::container::Reader::codec_iter),
+//!   [`Writer::append_codec`](crate::container::Writer::append_codec)).
+//!
+//! # Examples
+//! ```
+//! # #[cfg(feature = "derive")] {
+//! use avrokit::codec::{from_datum_slice, to_datum_vec};
+//! use avrokit::AvroSchema;
+//!
+//! #[derive(AvroSchema, Debug, PartialEq)]
+//! struct Reading<'a> { sensor: &'a str, values: Vec<f32>, note: Option<String> }
+//!
+//! let r = Reading { sensor: "t1", values: vec![0.5, 1.5], note: None };
+//! let bytes = to_datum_vec(&r)?;
+//! let back: Reading = from_datum_slice(&bytes)?; // `sensor` borrows `bytes`
+//! assert_eq!(back, r);
+//! # }
+//! # Ok::<(), avrokit::Error>(())
+//! ```
+//!
+//! # How Rust types map to Avro
+//! As [`AvroSchema`]'s table says: `bool`; `i8`, `i16`, `i32`, `u8`, `u16` as `int` and `i64`,
+//! `u32` as `long` (reads check the range); `f32`, `f64`; `String`, `&str`, `Cow<str>`, `char`
+//! as `string`; `()` as `null`; `Option<T>` as `["null", T]`; `Vec<T>`, `[T]`, `VecDeque<T>`
+//! as `array`; `HashMap`/`BTreeMap<String, V>` as `map`; `[u8; N]` as a `fixed` of N bytes;
+//! `Box<T>` as `T`. The derive writes `Vec<u8>`, `&[u8]`, `Cow<[u8]>` and
+//! `#[serde(with = "serde_bytes")]` fields as `bytes` (see [`__private`]).
+//!
+//! # Performance
+//! - Records are their fields' calls in order; an enum is a jump table on its index.
+//! - Arrays of `f32`, `f64` and `bool` move in bulk: written as little-endian runs through
+//!   [`Sink::write_items`](crate::io::Sink) (one copy into a `Vec<u8>`), read as one checked
+//!   take of the block's bytes per block (AVRO-1277). Arrays of `i32`/`i64` reserve once per
+//!   block and read the varints in a tight loop.
+//! - Borrowed fields cost no copy from a slice; `decode_into` reuses allocations.
+//!
+//! # Error handling and limits
+//! Decoding goes through the [`Decoder`]'s checked reads and its collection-block skeleton:
+//! every length and count is checked against the bytes left and [`Limits`](crate::Limits)
+//! before anything is reserved, and nesting (arrays, maps, `Box`) is bounded by
+//! [`Limits::max_depth`](crate::Limits). A bad union or enum index, invalid UTF-8 or an
+//! out-of-range integer is an [`ErrorKind::Data`](crate::ErrorKind) error with its offset and
+//! the path of the field (`Rec.items[3].name`), never a panic.
+//!
+//! # Limitations
+//! - The derive writes no working codec for a type with a field of a date/time or uuid type,
+//!   a set, `serde_bytes::ByteBuf`, a map with non-`String` keys, a `decimal` field (writers
+//!   must check its precision), an `#[avro(schema = "...")]` that reorders a union the field's
+//!   type encodes itself, or `#[avro(no_codec)]` (for a field type that implements
+//!   [`AvroSchema`] by hand but no codec). Its impls still exist, so types containing it
+//!   compile, but their calls return an [`ErrorKind::Schema`](crate::ErrorKind) error saying
+//!   why, and `HAS_CODEC` is false: a [`CodecPlan`] then reads through serde. A type holding
+//!   such a type directly or in an `Option` inherits the flag; behind a `Vec`, `Box` or map
+//!   (where a recursive type's own flag would depend on itself) it does not, and its calls
+//!   fail with that error when they reach the field.
+//! - Writing checks nothing against a schema: the type is its schema. `u64` values beyond
+//!   `i64::MAX` are an error.
+
+mod impls;
+mod items;
+mod plan;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use plan::CodecPlan;
+
+use std::io::Read;
+
+use crate::decode::Decoder;
+use crate::encode::Encoder;
+use crate::error::Result;
+use crate::io::{Sink, Source};
+
+#[cfg(doc)]
+use crate::serde::AvroSchema;
+#[cfg(doc)]
+use crate::value::Value;
+
+/// A type that writes itself in Avro's binary encoding, with the schema of its
+/// [`AvroSchema`](crate::AvroSchema).
+///
+/// Implemented for the standard types and by `#[derive(AvroSchema)]`; see the
+/// [module docs](self).
+pub trait AvroEncode {
+    /// Writes `self` to `enc`.
+    ///
+    /// # Errors
+    /// When the sink fails, or when the value cannot be written (a skipped enum variant).
+    fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()>;
+
+    /// Writes the items of an array of `Self` (each after [`Encoder::start_item`]). Overridden
+    /// for the types whose arrays move in bulk. Not public API.
+    ///
+    /// # Errors
+    /// As [`AvroEncode::encode`].
+    #[doc(hidden)]
+    #[inline]
+    fn encode_items<S: Sink>(items: &[Self], enc: &mut Encoder<S>) -> Result<()>
+    where
+        Self: Sized,
+    {
+        for item in items {
+            enc.start_item()?;
+            item.encode(enc)?;
+        }
+        Ok(())
+    }
+}
+
+/// A type that reads itself from Avro's binary encoding of its own schema, borrowing from input
+/// that lives for `'de` where it can (like serde's `Deserialize<'de>`).
+///
+/// Implemented for the standard types and by `#[derive(AvroSchema)]`; see the
+/// [module docs](self).
+pub trait AvroDecode<'de>: Sized {
+    /// True when every value of the type encodes to no bytes (`()`, records of such fields):
+    /// collections of them are bounded by the decoder's budget for such items instead of by
+    /// the bytes left. Not public API.
+    #[doc(hidden)]
+    const ZERO_SIZE: bool = false;
+
+    /// False for a derived type whose codec only reports that it has none (a field of a type
+    /// without a codec, `#[avro(no_codec)]`): a [`CodecPlan`] then reads through serde. Not
+    /// public API.
+    #[doc(hidden)]
+    const HAS_CODEC: bool = true;
+
+    /// Reads one value.
+    ///
+    /// # Errors
+    /// End of input, data that is not valid for the schema, a limit exceeded, or a borrowed
+    /// field read from a source that cannot lend (a reader).
+    fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<Self>;
+
+    /// Reads one value over `self`, reusing its allocations where it can.
+    ///
+    /// # Errors
+    /// As [`AvroDecode::decode`]; `self` then holds a valid value, partly overwritten.
+    #[inline]
+    fn decode_into<S: Source<'de>>(&mut self, dec: &mut Decoder<'de, S>) -> Result<()> {
+        *self = Self::decode(dec)?;
+        Ok(())
+    }
+
+    /// Reads an array of `Self`, appending to `out` (empty). Overridden for bulk types. Not
+    /// public API.
+    ///
+    /// # Errors
+    /// As [`AvroDecode::decode`], with the index of the failing item.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_items<S: Source<'de>>(dec: &mut Decoder<'de, S>, out: &mut Vec<Self>) -> Result<()> {
+        dec.read_array(items::zero_size_mem::<Self>, out, Self::decode)
+    }
+
+    /// Reads an array of `Self` over the items of `out`, reusing them. Not public API.
+    ///
+    /// # Errors
+    /// As [`AvroDecode::decode_items`].
+    #[doc(hidden)]
+    #[inline]
+    fn decode_items_into<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        out: &mut Vec<Self>,
+    ) -> Result<()> {
+        dec.read_array_into(
+            items::zero_size_mem::<Self>,
+            out,
+            |d, v| v.decode_into(d),
+            Self::decode,
+        )
+    }
+}
+
+/// A type that decodes without borrowing from the input (`for<'de> AvroDecode<'de>`), like
+/// serde's `DeserializeOwned`.
+pub trait AvroDecodeOwned: for<'de> AvroDecode<'de> {}
+
+impl<T: for<'de> AvroDecode<'de>> AvroDecodeOwned for T {}
+
+/// Encodes `value` into a new `Vec<u8>`.
+///
+/// # Errors
+/// As [`AvroEncode::encode`].
+#[inline]
+pub fn to_datum_vec<T: AvroEncode + ?Sized>(value: &T) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    value.encode(&mut Encoder::new(&mut out))?;
+    Ok(out)
+}
+
+/// Encodes `value` into `sink` (a `Vec<u8>` is appended to).
+///
+/// # Errors
+/// As [`AvroEncode::encode`].
+#[inline]
+pub fn to_datum_sink<T: AvroEncode + ?Sized, S: Sink>(value: &T, sink: S) -> Result<()> {
+    value.encode(&mut Encoder::new(sink))
+}
+
+/// Decodes one `T` from `data`, which it must fill exactly; `&str`, `&[u8]` and `Cow` fields
+/// borrow from it.
+///
+/// # Errors
+/// As [`AvroDecode::decode`], and bytes left over after the datum.
+#[inline]
+pub fn from_datum_slice<'de, T: AvroDecode<'de>>(data: &'de [u8]) -> Result<T> {
+    let mut dec = Decoder::from_slice(data);
+    let v = decode_top(&mut dec)?;
+    dec.expect_end()?;
+    Ok(v)
+}
+
+/// Decodes one `T` from `reader` (buffered by the decoder; strings and bytes are copied).
+///
+/// # Errors
+/// As [`AvroDecode::decode`], and a borrowed field (`&str`), which a reader cannot lend.
+pub fn from_datum_reader<T: AvroDecodeOwned, R: Read>(reader: R) -> Result<T> {
+    decode_top(&mut Decoder::from_reader(reader))
+}
+
+/// Decodes one top-level datum: one nesting level, so the whole value shares one budget for
+/// items that take no bytes.
+#[inline]
+pub(crate) fn decode_top<'de, T: AvroDecode<'de>, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+) -> Result<T> {
+    dec.enter()?;
+    let v = T::decode(dec)?;
+    dec.leave();
+    Ok(v)
+}
