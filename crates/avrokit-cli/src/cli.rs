@@ -57,6 +57,14 @@ pub enum Command {
     Idl2schemata(Idl2schemataArgs),
     /// Generate Rust types (serde and `AvroSchema` derives) for schema files.
     Codegen(crate::cmd::codegen::CodegenArgs),
+    /// Convert a container file to a Parquet file (through Arrow RecordBatches).
+    Toparquet(crate::cmd::columnar::ToparquetArgs),
+    /// Convert a Parquet file to a container file.
+    Fromparquet(crate::cmd::columnar::FromparquetArgs),
+    /// Convert a container file to an Arrow IPC file.
+    Toarrow(crate::cmd::columnar::ToarrowArgs),
+    /// Convert an Arrow IPC file to a container file.
+    Fromarrow(crate::cmd::columnar::FromarrowArgs),
     /// Panic on purpose, to test the internal-error report (exit code 70).
     #[command(hide = true)]
     InternalPanic,

@@ -103,7 +103,7 @@ impl CliError {
 }
 
 /// True when the error, or any error it wraps, is a broken pipe.
-fn is_broken_pipe(err: &(dyn std::error::Error + 'static)) -> bool {
+pub(crate) fn is_broken_pipe(err: &(dyn std::error::Error + 'static)) -> bool {
     let mut cur = Some(err);
     while let Some(e) = cur {
         if let Some(io) = e.downcast_ref::<io::Error>() {

@@ -81,6 +81,9 @@ fn usage_error(e: &clap::Error) -> ExitCode {
 /// script reading stderr never gets a multi-line dump.
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
+        if cmd::columnar::panic_is_contained() {
+            return; // bad input met inside the parquet or arrow-ipc crate: reported as such
+        }
         let msg = if let Some(s) = info.payload().downcast_ref::<&str>() {
             (*s).to_owned()
         } else if let Some(s) = info.payload().downcast_ref::<String>() {

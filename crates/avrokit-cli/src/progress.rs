@@ -32,13 +32,22 @@ impl Progress {
 
     /// A bar over `total` records.
     pub fn records(total: u64) -> Progress {
+        Progress::counting(total, "records")
+    }
+
+    /// A bar over `total` record batches.
+    pub fn batches(total: u64) -> Progress {
+        Progress::counting(total, "batches")
+    }
+
+    fn counting(total: u64, unit: &str) -> Progress {
         if !std::io::stderr().is_terminal() {
             return Progress(None);
         }
         let bar = ProgressBar::new(total).with_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} records ({eta})",
-            )
+            ProgressStyle::with_template(&format!(
+                "{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{human_pos}}/{{human_len}} {unit} ({{eta}})"
+            ))
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         Progress(Some(bar))

@@ -2,6 +2,7 @@
 //! the exit code (0, or 1 for `compat` when incompatible) or a [`CliError`].
 
 pub mod codegen;
+pub mod columnar;
 mod idl;
 mod read;
 mod schema;
@@ -36,6 +37,10 @@ pub fn run(command: Command) -> CliResult<u8> {
         Command::Random(a) => write::random(&a),
         Command::Canonical(a) => schema::canonical(&a.schema),
         Command::Codegen(a) => codegen::codegen(&a),
+        Command::Toparquet(a) => columnar::toparquet(&a),
+        Command::Fromparquet(a) => columnar::fromparquet(&a),
+        Command::Toarrow(a) => columnar::toarrow(&a),
+        Command::Fromarrow(a) => columnar::fromarrow(&a),
         Command::Fingerprint(a) => schema::fingerprint(&a),
         // The only command whose answer is its exit code: 1 means incompatible.
         Command::Compat(a) => return schema::compat(&a),
