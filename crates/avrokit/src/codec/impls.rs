@@ -411,57 +411,41 @@ impl<'de, const N: usize> AvroDecode<'de> for [u8; N] {
     }
 }
 
-impl<K: AsRef<str>, V: AvroEncode, H> AvroEncode for HashMap<K, V, H> {
-    #[inline]
-    fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()> {
-        encode_map(enc, self.len(), self.iter().map(|(k, v)| (k.as_ref(), v)))
-    }
+/// Maps with string keys: `HashMap` and `BTreeMap` (the key bounds beyond `From<String>`, the
+/// hasher's).
+macro_rules! map {
+    ($($map:ident [$($h:ident)?] [$($kb:path),+] [$($hb:path)?];)*) => {$(
+        impl<K: AsRef<str>, V: AvroEncode $(, $h)?> AvroEncode for $map<K, V $(, $h)?> {
+            #[inline]
+            fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()> {
+                encode_map(enc, self.len(), self.iter().map(|(k, v)| (k.as_ref(), v)))
+            }
+        }
+
+        impl<'de, K, V $(, $h)?> AvroDecode<'de> for $map<K, V $(, $h)?>
+        where
+            K: From<String> $(+ $kb)+,
+            V: AvroDecode<'de>,
+            $($h: $hb + Default,)?
+        {
+            #[inline]
+            fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<Self> {
+                let mut out = Self::default();
+                out.decode_into(dec)?;
+                Ok(out)
+            }
+            #[inline]
+            fn decode_into<S: Source<'de>>(&mut self, dec: &mut Decoder<'de, S>) -> Result<()> {
+                self.clear();
+                decode_map(dec, |k: String, v| {
+                    self.insert(K::from(k), v);
+                })
+            }
+        }
+    )*};
 }
 
-impl<'de, K, V, H> AvroDecode<'de> for HashMap<K, V, H>
-where
-    K: From<String> + Eq + Hash,
-    V: AvroDecode<'de>,
-    H: BuildHasher + Default,
-{
-    #[inline]
-    fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<Self> {
-        let mut out = HashMap::default();
-        decode_map(dec, |k: String, v| {
-            out.insert(K::from(k), v);
-        })?;
-        Ok(out)
-    }
-    #[inline]
-    fn decode_into<S: Source<'de>>(&mut self, dec: &mut Decoder<'de, S>) -> Result<()> {
-        self.clear();
-        decode_map(dec, |k: String, v| {
-            self.insert(K::from(k), v);
-        })
-    }
-}
-
-impl<K: AsRef<str>, V: AvroEncode> AvroEncode for BTreeMap<K, V> {
-    #[inline]
-    fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()> {
-        encode_map(enc, self.len(), self.iter().map(|(k, v)| (k.as_ref(), v)))
-    }
-}
-
-impl<'de, K: From<String> + Ord, V: AvroDecode<'de>> AvroDecode<'de> for BTreeMap<K, V> {
-    #[inline]
-    fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<Self> {
-        let mut out = BTreeMap::new();
-        decode_map(dec, |k: String, v| {
-            out.insert(K::from(k), v);
-        })?;
-        Ok(out)
-    }
-    #[inline]
-    fn decode_into<S: Source<'de>>(&mut self, dec: &mut Decoder<'de, S>) -> Result<()> {
-        self.clear();
-        decode_map(dec, |k: String, v| {
-            self.insert(K::from(k), v);
-        })
-    }
+map! {
+    HashMap [H] [Eq, Hash] [BuildHasher];
+    BTreeMap [] [Ord] [];
 }
