@@ -54,6 +54,8 @@
 //!
 //! Off by default:
 //! - `derive`: `#[derive(AvroSchema)]` (the `avrokit-derive` proc-macro crate: syn, quote).
+//! - `tokio`: `container::AsyncReader` and `container::AsyncWriter` over tokio's `AsyncRead` /
+//!   `AsyncWrite`, records as a `futures::Stream` (tokio with `io-util` and `rt`, futures).
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 

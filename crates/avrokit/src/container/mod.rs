@@ -10,7 +10,11 @@
 //! - [`Codec`]: `null`, `deflate`, `snappy`, `zstandard`, `bzip2`, `xz`, each but `null` behind
 //!   the cargo feature of the same name.
 //! - [`framing`]: the sans-IO header and block parsers that the reader is built on, for
-//!   callers with their own I/O (async streams, network buffers).
+//!   callers with their own I/O (async streams, network buffers); [`SplitSeeker`]: a split's
+//!   first block found sans-IO, for readers that fetch byte ranges.
+//! - With the `tokio` feature, `AsyncReader` and `AsyncWriter`: the same over tokio's
+//!   `AsyncRead` / `AsyncWrite`, records as a `futures::Stream` (what runs where is on
+//!   `AsyncReader`).
 //!
 //! # Examples
 //! ```
@@ -74,7 +78,10 @@
 pub mod framing;
 
 mod codec;
+#[cfg(feature = "tokio")]
+mod nonblocking;
 mod reader;
+mod split_seek;
 #[cfg(test)]
 mod tests;
 mod typed;
@@ -82,7 +89,10 @@ mod writer;
 
 pub use codec::Codec;
 pub use framing::{BlockHeader, Header};
+#[cfg(feature = "tokio")]
+pub use nonblocking::{AsyncReader, AsyncWriter, DEFAULT_OFFLOAD_THRESHOLD};
 pub use reader::{DatumReader, RawBlock, Reader, ReaderBuilder, SchemaCache};
+pub use split_seek::{SeekStep, SplitSeeker};
 pub use writer::{Writer, WriterBuilder, WriterTemplate};
 
 use crate::Schema;

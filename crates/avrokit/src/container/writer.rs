@@ -440,6 +440,14 @@ impl<W: Write> Writer<W> {
             .expect("the sink is present until into_inner")
     }
 
+    /// The sink, for the async writer, which drains its in-memory staging sink.
+    #[cfg(feature = "tokio")]
+    pub(crate) fn sink_mut(&mut self) -> &mut W {
+        self.sink
+            .as_mut()
+            .expect("the sink is present until into_inner")
+    }
+
     /// Appends one record, checked against the schema.
     ///
     /// # Errors
@@ -693,10 +701,7 @@ impl<W: Write> Writer<W> {
 
     fn check_poisoned(&self) -> Result<()> {
         if self.poisoned {
-            return Err(Error::new(
-                ErrorKind::Io,
-                "the writer is poisoned by an earlier write error: nothing more can be written",
-            ));
+            return Err(poisoned_error());
         }
         Ok(())
     }
@@ -932,4 +937,12 @@ fn random_sync() -> [u8; SYNC_SIZE] {
         }
         out
     })
+}
+
+/// The error of every call on a poisoned writer (blocking or async).
+pub(crate) fn poisoned_error() -> Error {
+    Error::new(
+        ErrorKind::Io,
+        "the writer is poisoned by an earlier write error: nothing more can be written",
+    )
 }

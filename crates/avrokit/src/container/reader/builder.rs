@@ -30,10 +30,10 @@ use crate::schema::Schema;
 /// ```
 #[derive(Debug, Clone)]
 pub struct ReaderBuilder {
-    pub(super) limits: Limits,
-    capacity: usize,
-    pub(super) reader_schema: Option<Schema>,
-    pub(super) cache: Option<SchemaCache>,
+    pub(crate) limits: Limits,
+    pub(crate) capacity: usize,
+    pub(crate) reader_schema: Option<Schema>,
+    pub(crate) cache: Option<SchemaCache>,
 }
 
 impl Default for ReaderBuilder {

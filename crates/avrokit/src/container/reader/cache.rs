@@ -130,7 +130,7 @@ impl SchemaCache {
 
     /// The schema of `header` and its minimum record size, from the cache or parsed (and
     /// then cached).
-    pub(super) fn schema_of(&self, header: &Header) -> Result<(Schema, u64)> {
+    pub(crate) fn schema_of(&self, header: &Header) -> Result<(Schema, u64)> {
         if let Some(json) = header.get("avro.schema") {
             let mut c = self.lock();
             c.clock += 1;
@@ -181,6 +181,21 @@ impl fmt::Debug for SchemaCache {
             .field("len", &c.entries.len())
             .field("capacity", &c.capacity)
             .finish()
+    }
+}
+
+/// The schema of `header` and its minimum record size, through `cache` when there is one.
+pub(crate) fn schema_and_min_size(
+    cache: Option<&SchemaCache>,
+    header: &Header,
+) -> Result<(Schema, u64)> {
+    match cache {
+        Some(cache) => cache.schema_of(header),
+        None => {
+            let schema = schema_of(header)?;
+            let min = super::checks::min_encoded_size(&schema);
+            Ok((schema, min))
+        }
     }
 }
 

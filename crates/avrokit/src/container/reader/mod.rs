@@ -3,13 +3,15 @@
 //! One role per file: this one holds the [`Reader`] and its state machine (header, then
 //! blocks, then records); `builder.rs` its options, `input.rs` the slice or buffered stream it
 //! reads, `raw.rs` blocks taken without decoding them, `split.rs` split seeking, `cache.rs`
-//! the schema cache, and `checks.rs` the checks of a block and the context errors get.
+//! the schema cache, `checks.rs` the checks of a block and the context errors get, and
+//! `records.rs` the decoding of a whole block at once (raw blocks, the async reader).
 
 mod builder;
 mod cache;
 mod checks;
 mod input;
 mod raw;
+mod records;
 mod split;
 
 use std::fmt;
@@ -17,11 +19,13 @@ use std::io::Read;
 
 pub use self::builder::ReaderBuilder;
 pub use self::cache::SchemaCache;
-pub(crate) use self::cache::{codec_of, schema_of};
+pub(crate) use self::cache::{codec_of, schema_and_min_size, schema_of};
 pub(crate) use self::checks::min_encoded_size;
 use self::checks::{block_error, check_count, data_start, record_error, records_end_early};
 use self::input::Input;
 pub use self::raw::RawBlock;
+#[cfg(feature = "tokio")]
+pub(crate) use self::records::BlockDecoding;
 use crate::container::codec::{Codec, Decompressor};
 use crate::container::framing::{
     BlockDecoder, BlockEvent, BlockHeader, Header, HeaderDecoder, SYNC_SIZE,
@@ -216,14 +220,7 @@ impl<'a, R: Read> Reader<'a, R> {
             }
         }
         let header = hd.finish()?;
-        let (schema, min_record_size) = match &options.cache {
-            Some(cache) => cache.schema_of(&header)?,
-            None => {
-                let schema = schema_of(&header)?;
-                let min = min_encoded_size(&schema);
-                (schema, min)
-            }
-        };
+        let (schema, min_record_size) = schema_and_min_size(options.cache.as_ref(), &header)?;
         let codec = codec_of(&header)?;
         let decompressor = Decompressor::new(codec)?;
         let framer = BlockDecoder::new(&header, limits);

@@ -2,12 +2,12 @@
 
 use std::io::Read;
 
-use super::checks::{block_error, check_count, min_encoded_size, record_error, records_end_early};
+use super::checks::{block_error, min_encoded_size};
 use super::input::Input;
-use super::{Current, Reader};
+use super::records::BlockDecoding;
+use super::Reader;
 use crate::container::codec::{Codec, Decompressor};
 use crate::container::framing::BlockHeader;
-use crate::decode::Decoder;
 use crate::error::Result;
 use crate::io::Limits;
 use crate::schema::Schema;
@@ -109,37 +109,13 @@ impl<'r> RawBlock<'r> {
     /// As [`decompress_into`](Self::decompress_into), a count its bytes cannot hold,
     /// malformed records, or records that do not use exactly the block's bytes.
     pub fn decode(&self, schema: &Schema, limits: &Limits) -> Result<Vec<Value>> {
-        let mut buf = Vec::new();
-        let data: &[u8] = if self.codec == Codec::Null {
-            self.data
-        } else {
-            self.decompress_into(&mut buf, limits)?;
-            &buf
-        };
-        let h = &self.header;
-        check_count(h, data.len() as u64, min_encoded_size(schema), limits)?;
-        let mut dec = Decoder::from_slice(data).with_limits(*limits);
-        let mut out = Vec::with_capacity(h.count.min(4096) as usize);
-        for record in 0..h.count {
-            match read_value(&mut dec, schema) {
-                Ok(v) => out.push(v),
-                Err(e) => {
-                    let c = Current {
-                        in_input: false,
-                        pos: 0,
-                        end: data.len(),
-                        left: h.count - record,
-                        record,
-                        header: *h,
-                    };
-                    // Offsets are within the (decompressed) block: the decoder started there.
-                    return Err(record_error(e, &c, false));
-                }
-            }
-        }
-        if !dec.rest().is_empty() {
-            return Err(records_end_early(h, dec.offset() as usize, data.len()));
-        }
+        let mut out = Vec::new();
+        BlockDecoding::new(self.codec, min_encoded_size(schema), *limits)?.decode(
+            &self.header,
+            self.data,
+            &mut out,
+            |dec| read_value(dec, schema),
+        )?;
         Ok(out)
     }
 }

@@ -3,8 +3,8 @@
 use std::io::Read;
 
 use super::Reader;
-use crate::container::codec::Codec;
-use crate::container::framing::{peek_block_header, BlockDecoder, SYNC_SIZE};
+use crate::container::framing::{BlockDecoder, SYNC_SIZE};
+use crate::container::{SeekStep, SplitSeeker};
 use crate::error::Result;
 
 impl<'a, R: Read> Reader<'a, R> {
@@ -65,58 +65,29 @@ impl<'a, R: Read> Reader<'a, R> {
         Ok(())
     }
 
-    /// The first confirmed sync marker starting in `[from, end)`.
+    /// The first confirmed sync marker starting in `[from, end)`, found by the sans-IO
+    /// [`SplitSeeker`] (the one readers that fetch byte ranges use) over positioned reads.
     fn find_marker(&mut self, from: u64, end: u64) -> Result<Option<u64>> {
-        const CHUNK: usize = 64 * 1024;
-        let sync = self.header.sync_marker();
         let len = self.input.len()?;
-        let mut buf = vec![0u8; CHUNK + SYNC_SIZE - 1];
-        let mut p = from;
-        while p < end && p + SYNC_SIZE as u64 <= len {
-            let want = ((end - p).min(CHUNK as u64) as usize) + SYNC_SIZE - 1;
-            let n = self.input.read_at(p, &mut buf[..want])?;
-            if n < SYNC_SIZE {
-                break;
-            }
-            for i in 0..=n - SYNC_SIZE {
-                if p + i as u64 >= end {
-                    return Ok(None);
+        let mut seeker = SplitSeeker::new(
+            &self.header,
+            &self.schema,
+            self.codec,
+            self.limits,
+            len,
+            from,
+            end,
+        );
+        let mut buf = Vec::new();
+        loop {
+            match seeker.step() {
+                SeekStep::Read { offset, len } => {
+                    buf.resize(len, 0);
+                    let n = self.input.read_at(offset, &mut buf)?;
+                    seeker.feed(&buf[..n]);
                 }
-                if buf[i] == sync[0]
-                    && buf[i..i + SYNC_SIZE] == sync
-                    && self.confirm_marker(p + i as u64, len)?
-                {
-                    return Ok(Some(p + i as u64));
-                }
+                SeekStep::Done(first) => return Ok(first.map(|at| at - SYNC_SIZE as u64)),
             }
-            p += (n - (SYNC_SIZE - 1)) as u64;
         }
-        Ok(None)
-    }
-
-    /// True when the block after a candidate marker at `at` is framed consistently.
-    fn confirm_marker(&mut self, at: u64, len: u64) -> Result<bool> {
-        let start = at + SYNC_SIZE as u64;
-        if start == len {
-            return Ok(true);
-        }
-        let mut head = [0u8; 20];
-        let n = self.input.read_at(start, &mut head)?;
-        let Some((count, size, used)) = peek_block_header(&head[..n], &self.limits) else {
-            return Ok(false);
-        };
-        // Uncompressed, the count must fit in the size, as when reading the block.
-        if self.codec == Codec::Null
-            && (count.saturating_mul(self.min_record_size) > size || (count == 0 && size > 0))
-        {
-            return Ok(false);
-        }
-        let next = start + used as u64 + size;
-        if next + SYNC_SIZE as u64 > len {
-            return Ok(false);
-        }
-        let mut marker = [0u8; SYNC_SIZE];
-        self.input.read_at(next, &mut marker)?;
-        Ok(marker == self.header.sync_marker())
     }
 }
