@@ -1,0 +1,86 @@
+//! Blocks compressed on several threads give the single-threaded file, byte for byte.
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use avrokit::container::Codec;
+use avrokit_arrow::{ReaderBuilder, Writer};
+
+fn batches() -> Vec<RecordBatch> {
+    // Uneven batch sizes, so blocks straddle batches.
+    let mut out = Vec::new();
+    let mut id = 0i64;
+    for rows in [1, 7000, 333, 20000, 2, 15000] {
+        let ids: Vec<i64> = (id..id + rows).collect();
+        let names: Vec<String> = ids
+            .iter()
+            .map(|i| format!("name {}", i * 7919 % 1000))
+            .collect();
+        id += rows;
+        out.push(
+            RecordBatch::try_from_iter([
+                ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+                ("name", Arc::new(StringArray::from(names)) as ArrayRef),
+            ])
+            .unwrap(),
+        );
+    }
+    out
+}
+
+fn write(batches: &[RecordBatch], codec: Codec, threads: usize) -> (Vec<u8>, [u8; 16]) {
+    let w = Writer::with_options(Vec::new(), &batches[0].schema(), None, codec).unwrap();
+    let mut w = w.with_threads(threads).unwrap();
+    for b in batches {
+        w.write(b).unwrap();
+    }
+    let file = w.finish().unwrap();
+    let sync = avrokit::container::Reader::from_slice(&file)
+        .unwrap()
+        .sync_marker();
+    (file, sync)
+}
+
+/// `file` with its sync marker `from` replaced by `to` wherever it occurs.
+fn resync(file: &[u8], from: [u8; 16], to: [u8; 16]) -> Vec<u8> {
+    let mut out = file.to_vec();
+    let mut i = 0;
+    while i + 16 <= out.len() {
+        if out[i..i + 16] == from {
+            out[i..i + 16].copy_from_slice(&to);
+            i += 16;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn parallel_compression_writes_the_single_threaded_file() {
+    let batches = batches();
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    for codec in [Codec::DEFLATE, Codec::ZSTANDARD, Codec::Snappy, Codec::Null] {
+        let (one, sync) = write(&batches, codec, 1);
+        let mut r = avrokit::container::Reader::from_slice(&one).unwrap();
+        let mut blocks = 0;
+        while r.next_raw_block().unwrap().is_some() {
+            blocks += 1;
+        }
+        assert!(blocks > 3, "{blocks} blocks: too few to share out");
+        for threads in [2, 3, 8] {
+            let (many, other) = write(&batches, codec, threads);
+            assert_eq!(
+                resync(&many, other, sync),
+                one,
+                "{codec:?} on {threads} threads"
+            );
+            let back: usize = ReaderBuilder::new()
+                .build_slice(&many)
+                .unwrap()
+                .map(|b| b.unwrap().num_rows())
+                .sum();
+            assert_eq!(back, rows);
+        }
+    }
+}
