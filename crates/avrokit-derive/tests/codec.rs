@@ -501,6 +501,35 @@ fn container_files_of_codec_types() {
     assert_eq!(e.kind(), ErrorKind::Schema);
 }
 
+/// A plan compiled from another parse of the file's schema (`CodecPlan::new()`, from the
+/// type) reads and writes that file too: its schema is matched by canonical form.
+#[test]
+fn a_plan_from_another_parse_of_the_schema_serves_the_file() {
+    let events: Vec<Event> = (0..100)
+        .map(|i| Event {
+            id: i,
+            name: format!("e{i}"),
+            extra: 1,
+        })
+        .collect();
+    let plan = CodecPlan::<Event>::new().unwrap();
+    let mut w = WriterBuilder::new(&Event::schema())
+        .with_block_records(16)
+        .build(Vec::new())
+        .unwrap();
+    assert!(!plan.writer().same_arena(w.schema()));
+    for e in &events {
+        w.append_codec(e, &plan).unwrap();
+    }
+    let file = w.into_inner().unwrap();
+    let mut r = Reader::from_slice(&file).unwrap();
+    let mut back = Vec::new();
+    while let Some(e) = r.next_codec(&plan) {
+        back.push(e.unwrap());
+    }
+    assert_eq!(back, events);
+}
+
 #[test]
 fn the_plan_decides_from_the_canonical_form() {
     // The same schema parsed from other text (a doc, spacing) is exact.

@@ -6,20 +6,7 @@ use std::io::{Read, Write};
 use super::{Reader, Writer};
 use crate::codec::{AvroDecodeOwned, AvroEncode, CodecPlan};
 use crate::error::{Error, Result};
-use crate::schema::Schema;
 use crate::serde::AvroSchema;
-
-/// True when `plan` was compiled from `file` (the same arena node: a pointer compare), else
-/// when their canonical forms are equal (a plan from another parse of the schema).
-#[inline]
-fn plan_is_for(file: &Schema, plan: &Schema) -> bool {
-    (plan.same_arena(file) && plan.root_id() == file.root_id()) || slow_equal(file, plan)
-}
-
-#[cold]
-fn slow_equal(file: &Schema, plan: &Schema) -> bool {
-    file.canonical_form() == plan.canonical_form()
-}
 
 impl<'a, R: Read> Reader<'a, R> {
     /// A plan reading this file's records into `T`: `T`'s generated code when the file's
@@ -39,7 +26,8 @@ impl<'a, R: Read> Reader<'a, R> {
     /// the split). Strings and bytes are copied out of the block.
     ///
     /// `plan` must be compiled for this file ([`codec_plan`](Self::codec_plan) or
-    /// `CodecPlan::reading(r.schema())`), so that the check is a pointer compare.
+    /// `CodecPlan::reading(r.schema())`), so that the check is a pointer compare (a plan from
+    /// another parse of the same schema is compared by canonical form once).
     ///
     /// # Examples
     /// ```
@@ -69,7 +57,7 @@ impl<'a, R: Read> Reader<'a, R> {
     where
         T: AvroDecodeOwned + serde::de::DeserializeOwned,
     {
-        if !plan_is_for(self.schema(), plan.writer()) {
+        if !self.is_file_schema(plan.writer()) {
             return Some(Err(Error::schema(
                 "next_codec: the plan's writer schema is not the file's schema",
             )));
@@ -121,7 +109,7 @@ impl<W: Write> Writer<W> {
     /// the errors of [`AvroEncode::encode`] (nothing of the record is kept); a poisoned writer
     /// or a sink error while writing a full block.
     pub fn append_codec<T: AvroEncode>(&mut self, value: &T, plan: &CodecPlan<T>) -> Result<()> {
-        if !plan.is_exact() || !plan_is_for(self.schema(), plan.writer()) {
+        if !plan.is_exact() || !self.is_file_schema(plan.writer()) {
             return Err(Error::schema(
                 "append_codec: the plan is not the file's schema as the type's own",
             ));

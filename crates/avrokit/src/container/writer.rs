@@ -504,6 +504,13 @@ impl<W: Write> Writer<W> {
         self.after_append()
     }
 
+    /// True when `schema` is the file's schema (see [`SchemaMatch`](super::SchemaMatch)): a
+    /// pointer compare per datum, canonical forms compared once per schema.
+    #[inline]
+    pub(in crate::container) fn is_file_schema(&mut self, schema: &Schema) -> bool {
+        self.matched.is(&self.schema, schema)
+    }
+
     /// Appends one serde value as a record, encoded through `plan` straight into the block
     /// buffer (no [`Value`] is built).
     ///
@@ -540,7 +547,7 @@ impl<W: Write> Writer<W> {
         value: &T,
         plan: &SerPlan,
     ) -> Result<()> {
-        if !self.matched.is(&self.schema, plan.schema()) {
+        if !self.is_file_schema(plan.schema()) {
             return Err(Error::schema(
                 "append_serde: the plan was compiled from another schema than the file's",
             ));

@@ -404,7 +404,7 @@ impl<'a, R: Read> Reader<'a, R> {
 
     /// True when `schema` is the file's schema (see [`SchemaMatch`](super::SchemaMatch)).
     #[inline]
-    fn is_file_schema(&mut self, schema: &Schema) -> bool {
+    pub(in crate::container) fn is_file_schema(&mut self, schema: &Schema) -> bool {
         self.matched.is(&self.schema, schema)
     }
 
