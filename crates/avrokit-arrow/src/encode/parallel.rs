@@ -2,14 +2,13 @@
 //!
 //! The encoded records are cut into blocks by the container writer's own rule (a block ends
 //! once its records reach the block size), so the blocks are the ones a single-threaded writer
-//! makes. Each thread compresses whole blocks with a container writer of the same codec and
-//! sync marker into memory (its one-block file is the header, then the block); the payload is
-//! taken from there and handed, in order, to the real writer as a raw block. The bytes are
-//! those of the single-threaded file.
+//! makes. Each thread compresses whole blocks with the core's [`Compressor`] (what the writer
+//! runs on a block), and the payloads are handed, in order, to the real writer as raw blocks.
+//! The bytes are those of the single-threaded file.
 
 use std::io::Write;
 
-use avrokit::container::{Codec, RawBlock, WriterBuilder, WriterTemplate};
+use avrokit::container::{Codec, Compressor, RawBlock, WriterBuilder};
 
 use crate::error::{Error, ErrorKind, Result};
 
@@ -18,7 +17,6 @@ const BLOCKS_PER_THREAD: usize = 2;
 
 /// The pending records and full blocks of a parallel writer.
 pub(crate) struct Blocks {
-    template: WriterTemplate,
     codec: Codec,
     threads: usize,
     block_size: usize,
@@ -30,17 +28,14 @@ pub(crate) struct Blocks {
 }
 
 impl Blocks {
-    /// Blocks for `inner`'s file (its schema, codec, sync marker).
+    /// Blocks for `inner`'s file (its codec).
     pub(crate) fn new<W: Write>(
         inner: &avrokit::container::Writer<W>,
         threads: usize,
     ) -> Result<Blocks> {
-        let template = WriterBuilder::new(inner.schema())
-            .with_codec(inner.codec())
-            .with_sync_marker(inner.sync_marker())
-            .template()?;
+        // Checks the codec once, so that no thread meets a bad one.
+        Compressor::new(inner.codec())?;
         Ok(Blocks {
-            template,
             codec: inner.codec(),
             threads,
             block_size: WriterBuilder::DEFAULT_BLOCK_SIZE,
@@ -93,17 +88,22 @@ impl Blocks {
             return Ok(());
         }
         let per = self.full.len().div_ceil(self.threads);
-        let template = &self.template;
+        let codec = self.codec;
         let compressed: Vec<Result<Vec<Vec<u8>>>> = std::thread::scope(|s| {
             let jobs: Vec<_> = self
                 .full
                 .chunks(per)
                 .map(|chunk| {
-                    s.spawn(move || {
+                    s.spawn(move || -> Result<Vec<Vec<u8>>> {
+                        let mut compressor = Compressor::new(codec)?;
                         chunk
                             .iter()
-                            .map(|(data, _)| compress(template, data))
-                            .collect::<Result<Vec<_>>>()
+                            .map(|(data, _)| {
+                                let mut payload = Vec::new();
+                                compressor.compress(data, &mut payload)?;
+                                Ok(payload)
+                            })
+                            .collect()
                     })
                 })
                 .collect();
@@ -125,38 +125,4 @@ impl Blocks {
         self.full.clear();
         Ok(())
     }
-}
-
-/// The compressed payload of the block of records `data`: a one-block file is written into
-/// memory, and the payload cut out of it (after the header, the block's count and size).
-fn compress(template: &WriterTemplate, data: &[u8]) -> Result<Vec<u8>> {
-    let mut w = template.build(Vec::new())?;
-    w.append_encoded(data)?;
-    let file = w.into_inner()?;
-    let head = template.header_without_sync_marker().len() + 16;
-    let mut rest = file.get(head..).unwrap_or_default();
-    let _count = read_long(&mut rest)?;
-    let size = usize::try_from(read_long(&mut rest)?).unwrap_or(usize::MAX);
-    rest.get(..size)
-        .map(<[u8]>::to_vec)
-        .ok_or_else(|| Error::new(ErrorKind::Io, "a compressed block is shorter than its size"))
-}
-
-/// A zigzag varint from the front of `bytes`.
-fn read_long(bytes: &mut &[u8]) -> Result<i64> {
-    let mut value: u64 = 0;
-    for shift in (0..64).step_by(7) {
-        let (&b, rest) = bytes
-            .split_first()
-            .ok_or_else(|| Error::new(ErrorKind::Io, "a block header ends early"))?;
-        *bytes = rest;
-        value |= u64::from(b & 0x7f) << shift;
-        if b & 0x80 == 0 {
-            return Ok((value >> 1) as i64 ^ -((value & 1) as i64));
-        }
-    }
-    Err(Error::new(
-        ErrorKind::Io,
-        "a block header's varint is too long",
-    ))
 }

@@ -205,8 +205,20 @@ fn grow(out: &mut Vec<u8>, max: usize, name: &str) -> Result<()> {
     Ok(())
 }
 
-/// Compresses blocks, reusing the codec's state from block to block.
-pub(crate) struct Compressor {
+/// Compresses block payloads, reusing the codec's state from block to block: what the
+/// container [`Writer`](super::Writer) runs on each block, for callers that compress blocks
+/// themselves (on other threads, say) and hand them over with
+/// [`Writer::append_raw_block`](super::Writer::append_raw_block).
+///
+/// ```
+/// use avrokit::container::{Codec, Compressor};
+/// let mut c = Compressor::new(Codec::Null)?;
+/// let mut out = Vec::new();
+/// c.compress(b"records", &mut out)?;
+/// assert_eq!(out, b"records");
+/// # Ok::<(), avrokit::Error>(())
+/// ```
+pub struct Compressor {
     codec: Codec,
     #[cfg(feature = "deflate")]
     deflate: Option<flate2::Compress>,
@@ -221,7 +233,7 @@ impl Compressor {
     ///
     /// # Errors
     /// When the codec is not enabled or its level is out of range.
-    pub(crate) fn new(codec: Codec) -> Result<Compressor> {
+    pub fn new(codec: Codec) -> Result<Compressor> {
         codec.check()?;
         Ok(Compressor::unchecked(codec))
     }
@@ -241,7 +253,10 @@ impl Compressor {
     }
 
     /// Appends the compressed form of `input` to `out`.
-    pub(crate) fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    ///
+    /// # Errors
+    /// When the codec fails.
+    pub fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
         match self.codec {
             Codec::Null => {
                 out.extend_from_slice(input);

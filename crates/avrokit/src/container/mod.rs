@@ -87,7 +87,7 @@ mod tests;
 mod typed;
 mod writer;
 
-pub use codec::Codec;
+pub use codec::{Codec, Compressor};
 pub use framing::{BlockHeader, Header};
 #[cfg(feature = "tokio")]
 pub use nonblocking::{AsyncReader, AsyncWriter, DEFAULT_OFFLOAD_THRESHOLD};
