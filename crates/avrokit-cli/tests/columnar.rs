@@ -508,3 +508,68 @@ fn damaged_parquet_and_arrow_files_fail_cleanly_and_leave_no_output() {
         "missing.parquet",
     );
 }
+
+/// The sizes an Arrow IPC footer claims are checked before anything of that size is
+/// allocated: the footer's own length in the trailer, and each record batch's body length.
+#[test]
+fn arrow_ipc_sizes_past_the_file_are_refused_before_reading() {
+    let dir = scratch("ipc-sizes");
+    let events = corpus().join("data/fastavro/events-null.avro");
+    let arrow = dir.join("ok.arrow");
+    ok(&["toarrow", "--batch-size", "100", p(&events), p(&arrow)]);
+    let bytes = fs::read(&arrow).unwrap();
+    let out = dir.join("out.avro");
+    let n = bytes.len();
+
+    // A trailer whose footer length is larger than the file, or negative.
+    for claimed in [i32::MAX, -5, n as i32] {
+        let mut d = bytes.clone();
+        d[n - 10..n - 6].copy_from_slice(&claimed.to_le_bytes());
+        let t = dir.join("footer-len.arrow");
+        fs::write(&t, &d).unwrap();
+        let err = refused(&["fromarrow", p(&t), p(&out)]);
+        assert!(err.contains("footer claims"), "{claimed}: {err}");
+        assert!(!out.exists());
+    }
+
+    // A record batch whose body length runs past the data, or is negative: find the footer's
+    // first block (a flatbuffer struct: offset i64, metadata length i32, 4 bytes of padding,
+    // body length i64) and change its body length.
+    let footer_len = i32::from_le_bytes(bytes[n - 10..n - 6].try_into().unwrap()) as usize;
+    let footer_at = n - 10 - footer_len;
+    let footer = arrow_ipc::root_as_footer(&bytes[footer_at..n - 10]).unwrap();
+    let first = footer.recordBatches().unwrap().get(0);
+    assert!(footer.recordBatches().unwrap().len() > 1);
+    let mut pattern = Vec::new();
+    pattern.extend_from_slice(&first.offset().to_le_bytes());
+    pattern.extend_from_slice(&first.metaDataLength().to_le_bytes());
+    pattern.extend_from_slice(&[0; 4]);
+    pattern.extend_from_slice(&first.bodyLength().to_le_bytes());
+    let at = footer_at
+        + bytes[footer_at..]
+            .windows(pattern.len())
+            .position(|w| w == pattern)
+            .expect("the first block in the footer");
+    for body in [i64::MAX / 2, -1, n as i64] {
+        let mut d = bytes.clone();
+        d[at + 16..at + 24].copy_from_slice(&body.to_le_bytes());
+        let t = dir.join("body-len.arrow");
+        fs::write(&t, &d).unwrap();
+        let err = refused(&["fromarrow", p(&t), p(&out)]);
+        assert!(err.contains("record batch 0 claims"), "{body}: {err}");
+        assert!(!out.exists());
+    }
+    // The untouched file converts, on one thread and on three, to the same records.
+    for threads in ["1", "3"] {
+        ok(&[
+            "fromarrow",
+            "--threads",
+            threads,
+            "--codec",
+            "deflate",
+            p(&arrow),
+            p(&out),
+        ]);
+        assert_eq!(tojson(&out), tojson(&events), "{threads} threads");
+    }
+}

@@ -63,6 +63,10 @@ pub struct AvroOutArgs {
     pub schema: Option<PathBuf>,
     #[command(flatten)]
     pub codec: CodecArgs,
+    /// Threads compressing the Avro blocks (default: the number of CPUs, at most 8). The file
+    /// holds the same blocks in the same order whatever the number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..).map(usize::from))]
+    pub threads: Option<usize>,
     /// The container file to write (`-`: stdout).
     pub output: PathBuf,
 }
@@ -198,7 +202,13 @@ pub fn fromparquet(a: &FromparquetArgs) -> CliResult<()> {
 pub fn fromarrow(a: &FromarrowArgs) -> CliResult<()> {
     let codec = avro_codec(&a.avro.codec)?;
     check_output_not_input(std::slice::from_ref(&a.input), &a.avro.output)?;
-    let Seekable { file, name, _spool } = open_seekable(&a.input)?;
+    let Seekable {
+        mut file,
+        name,
+        _spool,
+    } = open_seekable(&a.input)?;
+    let len = file.metadata().at(&name)?.len();
+    check_ipc_footer(&mut file, len).map_err(|what| CliError::input(what, &name))?;
     let mut reader = contained(&name, || {
         arrow_ipc::reader::FileReader::try_new(file, None)
             .map_err(|e| arrow_error(&e, &name, "not an Arrow IPC file, or a damaged one"))
@@ -215,12 +225,9 @@ fn open_batches(
     a: &AvroInArgs,
     progress: &Progress,
 ) -> CliResult<(avrokit_arrow::Reader<'static, Box<dyn io::Read>>, String)> {
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)));
     let mut builder = avrokit_arrow::ReaderBuilder::new()
         .with_batch_size(a.batch_size)
-        .with_threads(threads);
+        .with_threads(threads_or_default(a.threads));
     if let Some(p) = &a.reader_schema {
         builder = builder.with_reader_schema(&read_schema(p)?);
     }
@@ -246,6 +253,7 @@ fn write_avro(
     let out = Output::create(&a.output)?;
     let out_name = out.name.clone();
     let mut writer = avrokit_arrow::Writer::with_options(out, schema, given.as_ref(), codec)
+        .and_then(|w| w.with_threads(threads_or_default(a.threads)))
         .map_err(|e| {
             CliError::input(
                 format!("cannot write these columns as Avro: {e}"),
@@ -319,6 +327,70 @@ fn check_chunks(meta: &parquet::file::metadata::ParquetMetaData, len: u64) -> Re
         }
     }
     Ok(())
+}
+
+/// Checks an Arrow IPC file's trailer and footer before the arrow-ipc crate reads them: it
+/// allocates the footer length the trailer claims, and each record batch's claimed size, before
+/// reading (up to 2 GiB and beyond), and panics on negative sizes. Everything claimed must lie
+/// inside the file. A file without the trailer's magic is left to the crate's own error.
+fn check_ipc_footer(file: &mut File, len: u64) -> Result<(), String> {
+    use std::io::{Read, SeekFrom};
+    const TRAILER: u64 = 10;
+    let damaged = |what: String| format!("a damaged Arrow IPC file: {what}");
+    let io = |e: io::Error| damaged(format!("cannot read its footer ({e})"));
+    if len < TRAILER {
+        return Ok(());
+    }
+    let mut trailer = [0u8; TRAILER as usize];
+    file.seek(SeekFrom::Start(len - TRAILER)).map_err(io)?;
+    file.read_exact(&mut trailer).map_err(io)?;
+    if &trailer[4..] != b"ARROW1" {
+        file.rewind().map_err(io)?;
+        return Ok(());
+    }
+    let claimed = i32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+    // The file starts with the 6-byte magic and 2 bytes of padding.
+    let room = len.saturating_sub(TRAILER + 8);
+    let footer_len = u64::try_from(claimed)
+        .ok()
+        .filter(|&n| n <= room)
+        .ok_or_else(|| {
+            damaged(format!(
+                "its footer claims {claimed} bytes, of a {len}-byte file"
+            ))
+        })?;
+    let footer_start = len - TRAILER - footer_len;
+    let mut footer = vec![0u8; footer_len as usize];
+    file.seek(SeekFrom::Start(footer_start)).map_err(io)?;
+    file.read_exact(&mut footer).map_err(io)?;
+    file.rewind().map_err(io)?;
+    // An unreadable footer is the crate's to report; only the sizes it lists are checked here.
+    let Ok(footer) = arrow_ipc::root_as_footer(&footer) else {
+        return Ok(());
+    };
+    let lists = [
+        ("record batch", footer.recordBatches()),
+        ("dictionary", footer.dictionaries()),
+    ];
+    for (kind, blocks) in lists {
+        for (i, b) in blocks.iter().flatten().enumerate() {
+            let (offset, meta, body) = (b.offset(), i64::from(b.metaDataLength()), b.bodyLength());
+            let end = [offset, meta, body]
+                .into_iter()
+                .try_fold(0u64, |sum, n| sum.checked_add(u64::try_from(n).ok()?));
+            if end.is_none_or(|end| end > footer_start) {
+                return Err(damaged(format!(
+                    "{kind} {i} claims bytes {offset}..+{meta}+{body}, past the data's end at {footer_start}"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `--threads`, or the number of CPUs (at most 8).
+fn threads_or_default(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
 }
 
 /// The Avro codec of `--codec`/`--level` (default `null`): checked before any input is read.
