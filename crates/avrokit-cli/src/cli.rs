@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser as _;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Apache Avro object container files: inspect, convert, generate, check.
@@ -34,7 +35,7 @@ pub enum Command {
     /// Print the header metadata: `key<TAB>value` per line.
     Getmeta(GetmetaArgs),
     /// Print the number of records.
-    Count(FileArg),
+    Count(CountArgs),
     /// Copy records of files with the same schema into one file (decoding them).
     Cat(CatArgs),
     /// Append the blocks of files with the same schema and codec, without decoding them.
@@ -94,6 +95,26 @@ pub struct TojsonArgs {
     /// Indent each record over several lines (as `avro-tools tojson --pretty`).
     #[arg(long)]
     pub pretty: bool,
+    #[command(flatten)]
+    pub threads: ReadThreads,
+    /// The container file (`-`: stdin).
+    pub file: PathBuf,
+}
+
+/// `--threads` of the commands that decode every record.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct ReadThreads {
+    /// Threads decoding the blocks (default: the number of CPUs, at most 8). The output is the
+    /// same, in the same order, whatever the number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..).map(usize::from))]
+    pub threads: Option<usize>,
+}
+
+/// `count`
+#[derive(Debug, Args)]
+pub struct CountArgs {
+    #[command(flatten)]
+    pub threads: ReadThreads,
     /// The container file (`-`: stdin).
     pub file: PathBuf,
 }
@@ -230,6 +251,8 @@ pub struct SplitReadArgs {
     /// End of the range (exclusive).
     #[arg(long, value_name = "N")]
     pub end: u64,
+    #[command(flatten)]
+    pub threads: ReadThreads,
     /// The container file (must be seekable: not `-`).
     pub file: PathBuf,
 }

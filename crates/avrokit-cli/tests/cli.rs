@@ -496,6 +496,116 @@ fn split_read_yields_every_record_once() {
     fails(&run(&["split-read", "--start", "0", "--end", "9", "-"]), 2);
 }
 
+/// `--threads` decodes blocks on worker threads: tojson, count and split-read print exactly
+/// what one thread prints, in the same order, with a reader schema too, and a corrupt block
+/// gives the same records before the same error.
+#[test]
+fn threads_print_what_one_thread_prints() {
+    let dir = scratch("threads");
+    let (schema, jsonl) = events(&dir);
+    for codec in ["null", "deflate", "zstandard"] {
+        let file = dir.join(format!("{codec}.avro"));
+        ok(&[
+            "fromjson",
+            "--schema",
+            p(&schema),
+            "--codec",
+            codec,
+            "--block-size",
+            "600",
+            p(&jsonl),
+            p(&file),
+        ]);
+        let one = ok(&["tojson", "--threads", "1", p(&file)]);
+        assert_eq!(one.lines().count(), 500);
+        for n in ["2", "5"] {
+            assert_eq!(
+                ok(&["tojson", "--threads", n, p(&file)]),
+                one,
+                "{codec} x{n}"
+            );
+            assert_eq!(ok(&["count", "--threads", n, p(&file)]), "500\n");
+            let len = fs::metadata(&file).unwrap().len().to_string();
+            let mid = (fs::metadata(&file).unwrap().len() / 2).to_string();
+            let split = |t: &str| {
+                ok(&[
+                    "split-read",
+                    "--start",
+                    "0",
+                    "--end",
+                    &mid,
+                    "--threads",
+                    t,
+                    p(&file),
+                ]) + &ok(&[
+                    "split-read",
+                    "--start",
+                    &mid,
+                    "--end",
+                    &len,
+                    "--threads",
+                    t,
+                    p(&file),
+                ])
+            };
+            assert_eq!(split(n), one, "{codec} split x{n}");
+        }
+        // From stdin, with the default number of threads.
+        let piped = run_with(&["tojson", "-"], Some(&fs::read(&file).unwrap()));
+        assert_eq!(String::from_utf8(piped.stdout).unwrap(), one);
+    }
+    // A reader schema, resolved on the workers: the same as on one thread.
+    let file = dir.join("deflate.avro");
+    let reader = dir.join("reader.avsc");
+    let mut s: J = serde_json::from_str(&fs::read_to_string(&schema).unwrap()).unwrap();
+    let fields = s["fields"].as_array_mut().unwrap();
+    fields.reverse();
+    fields.push(serde_json::json!({"name": "added", "type": "string", "default": "d"}));
+    fs::write(&reader, s.to_string()).unwrap();
+    let one = ok(&[
+        "tojson",
+        "--threads",
+        "1",
+        "--reader-schema",
+        p(&reader),
+        p(&file),
+    ]);
+    assert!(
+        one.lines().all(|l| l.ends_with(r#""added":"d"}"#)),
+        "{}",
+        &one[..200]
+    );
+    assert_eq!(
+        ok(&[
+            "tojson",
+            "--threads",
+            "3",
+            "--reader-schema",
+            p(&reader),
+            p(&file)
+        ]),
+        one
+    );
+
+    // A corrupt block in the middle: the same output before the same error.
+    let mut bad = fs::read(dir.join("null.avro")).unwrap();
+    let at = bad.len() * 2 / 3;
+    bad[at..at + 40].fill(0xff);
+    let bad_file = dir.join("bad.avro");
+    fs::write(&bad_file, &bad).unwrap();
+    let one = run(&["tojson", "--threads", "1", p(&bad_file)]);
+    let err = fails(&one, 1);
+    let three = run(&["tojson", "--threads", "3", p(&bad_file)]);
+    assert_eq!(fails(&three, 1), err);
+    assert_eq!(three.stdout, one.stdout);
+    assert!(!one.stdout.is_empty());
+    assert_eq!(
+        fails(&run(&["count", "--threads", "2", p(&bad_file)]), 1).is_empty(),
+        false
+    );
+    fails(&run(&["tojson", "--threads", "0", p(&file)]), 2);
+}
+
 #[test]
 fn canonical_and_fingerprints() {
     // From the corpus's schemas/canonical-forms.json (the first entry).

@@ -92,7 +92,7 @@ pub fn print_group(
     let best_avrokit = rows
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.library == Library::Avrokit)
+        .filter(|(_, r)| r.library == Library::Avrokit && one_core(r))
         .filter_map(|(i, r)| r.entries_per_sec().map(|e| (i, e)))
         .fold(None, |best: Option<(usize, f64)>, x| match best {
             Some(b) if b.1 >= x.1 => Some(b),
@@ -120,6 +120,12 @@ pub fn print_group(
         }
     }
     Ok(())
+}
+
+/// False for rows that decode on worker threads (`codec (threads: 2)`): the peers run on one
+/// core, so these rows are shown but never enter a `vs peers` ratio.
+fn one_core(row: &Row) -> bool {
+    !row.api.contains("(threads: ")
 }
 
 fn status(row: &Row) -> &str {
@@ -283,7 +289,49 @@ pub fn summary(rows: &[Row]) -> Option<String> {
             &typed,
         ));
     }
+    for line in container_lines(rows) {
+        out.push('\n');
+        out.push_str(&line);
+    }
     Some(out)
+}
+
+/// For each container read test with a `codec only` row: the best one-core avrokit read as a
+/// share of decompression alone (compressed codecs), and `threads: 2` over `threads: 1`.
+fn container_lines(rows: &[Row]) -> Vec<String> {
+    let mut tests: Vec<&str> = Vec::new();
+    for r in rows {
+        if r.api == "codec only" && !tests.contains(&r.test.as_str()) {
+            tests.push(&r.test);
+        }
+    }
+    let speed = |test: &str, keep: &dyn Fn(&Row) -> bool| {
+        rows.iter()
+            .filter(|r| r.test == test && keep(r))
+            .filter_map(Row::entries_per_sec)
+            .fold(None, |b: Option<f64>, x| Some(b.map_or(x, |b| b.max(x))))
+    };
+    let mut out = Vec::new();
+    for t in tests {
+        let mut parts = Vec::new();
+        let read = speed(t, &|r| r.library == Library::Avrokit && one_core(r));
+        let codec = speed(t, &|r| r.library == Library::Limit && r.api == "codec only");
+        if let (Some(read), Some(codec), false) = (read, codec, t.contains("Null")) {
+            parts.push(format!(
+                "best one-core read at {:.0}% of the codec-only row",
+                100.0 * read / codec
+            ));
+        }
+        let one = speed(t, &|r| r.api.contains("(threads: 1)"));
+        let two = speed(t, &|r| r.api.contains("(threads: 2)"));
+        if let (Some(one), Some(two)) = (one, two) {
+            parts.push(format!("threads: 2 at {:.2}x threads: 1", two / one));
+        }
+        if !parts.is_empty() {
+            out.push(format!("summary, {t}: {}", parts.join("; ")));
+        }
+    }
+    out
 }
 
 /// Per test (in run order), avrokit's fastest row among `ours` over the fastest peer row among
@@ -308,7 +356,9 @@ fn ratios(
     tests
         .into_iter()
         .filter_map(|t| {
-            let a = best(t, &|r| r.library == Library::Avrokit && ours(r))?;
+            let a = best(t, &|r| {
+                r.library == Library::Avrokit && one_core(r) && ours(r)
+            })?;
             let p = best(t, &|r| r.library.is_peer() && theirs(r))?;
             Some((t, a / p))
         })

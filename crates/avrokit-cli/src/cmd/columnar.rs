@@ -27,7 +27,7 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 
-use super::codec_from_args;
+use super::{codec_from_args, threads_or_default};
 use crate::cli::CodecArgs;
 use crate::error::{is_broken_pipe, CliError, CliResult, Context};
 use crate::io::{check_output_not_input, input_len, is_std, name, open_input, read_schema, Output};
@@ -386,11 +386,6 @@ fn check_ipc_footer(file: &mut File, len: u64) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// `--threads`, or the number of CPUs (at most 8).
-fn threads_or_default(threads: Option<usize>) -> usize {
-    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
 }
 
 /// The Avro codec of `--codec`/`--level` (default `null`): checked before any input is read.

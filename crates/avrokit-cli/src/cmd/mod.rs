@@ -28,7 +28,7 @@ pub fn run(command: Command) -> CliResult<u8> {
         Command::Tojson(a) => read::tojson(&a),
         Command::Getschema(a) => read::getschema(&a.file),
         Command::Getmeta(a) => read::getmeta(&a),
-        Command::Count(a) => read::count(&a.file),
+        Command::Count(a) => read::count(&a),
         Command::SplitRead(a) => read::split_read(&a),
         Command::Fromjson(a) => write::fromjson(&a),
         Command::Cat(a) => write::cat(&a),
@@ -61,6 +61,11 @@ pub fn open_reader(
     let Input { reader, name } = open_input(path, progress)?;
     let r = builder.build(reader).at(&name)?;
     Ok((r, name))
+}
+
+/// `--threads`, or the number of CPUs (at most 8).
+pub(crate) fn threads_or_default(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
 }
 
 /// The codec named on the command line, at `level` when given, checked by the library (so the

@@ -7,9 +7,11 @@ use std::path::Path;
 
 use avrokit::container::{Reader, ReaderBuilder};
 use avrokit::json::append_json;
+use avrokit::resolution::ResolvedPlan;
+use avrokit::value::{read_value, read_value_resolved};
 
-use super::open_reader;
-use crate::cli::{GetmetaArgs, SplitReadArgs, TojsonArgs};
+use super::{open_reader, threads_or_default};
+use crate::cli::{CountArgs, GetmetaArgs, SplitReadArgs, TojsonArgs};
 use crate::error::{CliError, CliResult, Context};
 use crate::io::{input_len, is_std, name, read_schema, Output};
 use crate::progress::Progress;
@@ -23,26 +25,61 @@ pub fn tojson(a: &TojsonArgs) -> CliResult<()> {
     let progress = Progress::bytes(input_len(&a.file));
     let (mut reader, name) = open_reader(&a.file, builder, &progress)?;
     let mut out = Output::create(Path::new("-"))?;
-    write_json_lines(&mut reader, &name, &mut out, a.pretty)?;
+    let threads = threads_or_default(a.threads.threads);
+    write_json_lines(&mut reader, &name, &mut out, a.pretty, threads)?;
     out.commit()
 }
 
 /// Prints the reader's remaining records, one Avro JSON text per line, through one reused
-/// line buffer.
+/// line buffer; with several threads, each block is decoded and formatted on a worker and the
+/// blocks' text is printed in file order.
 fn write_json_lines<R: Read>(
     reader: &mut Reader<'_, R>,
     name: &str,
     out: &mut Output,
     pretty: bool,
+    threads: usize,
 ) -> CliResult<()> {
     let schema = reader.reader_schema().clone();
-    let mut line = String::new();
-    for value in reader {
-        let value = value.at(name)?;
-        line.clear();
-        append_json(&mut line, &value, &schema, pretty).at(name)?;
-        line.push('\n');
-        out.write_all(line.as_bytes()).at(&out.name)?;
+    if threads <= 1 {
+        let mut line = String::new();
+        for value in reader {
+            let value = value.at(name)?;
+            line.clear();
+            append_json(&mut line, &value, &schema, pretty).at(name)?;
+            line.push('\n');
+            out.write_all(line.as_bytes()).at(&out.name)?;
+        }
+        return Ok(());
+    }
+    let writer = reader.schema().clone();
+    let plan = if schema == writer {
+        None
+    } else {
+        Some(ResolvedPlan::compile(&writer, &schema).at(name)?)
+    };
+    let blocks = reader.par_blocks(threads, move |block| {
+        // The text of the records before a bad one is printed, then the error, as the
+        // sequential path does.
+        let mut text = String::with_capacity(block.data().len() * 2);
+        let records = block.records_with(|dec| match &plan {
+            Some(p) => read_value_resolved(dec, p),
+            None => read_value(dec, &writer),
+        });
+        for value in records {
+            match value.and_then(|v| append_json(&mut text, &v, &schema, pretty)) {
+                Ok(()) => text.push('\n'),
+                Err(e) => return Ok((text, Some(e))),
+            }
+        }
+        Ok((text, None))
+    });
+    for block in blocks {
+        let (text, error) = block.at(name)?;
+        out.write_all(text.as_bytes()).at(&out.name)?;
+        if let Some(e) = error {
+            return Err::<(), _>(e).at(name);
+        }
     }
     Ok(())
 }
@@ -113,15 +150,31 @@ fn escape_into(out: &mut String, s: &str) {
 ///
 /// Records are skipped, not decoded (no values are built), but every one is still walked, so
 /// a block whose count does not match its bytes is reported rather than trusted.
-pub fn count(path: &Path) -> CliResult<()> {
-    let progress = Progress::bytes(input_len(path));
-    let (mut reader, name) = open_reader(path, ReaderBuilder::new(), &progress)?;
+pub fn count(a: &CountArgs) -> CliResult<()> {
+    let progress = Progress::bytes(input_len(&a.file));
+    let (mut reader, name) = open_reader(&a.file, ReaderBuilder::new(), &progress)?;
     let schema = reader.schema().clone();
-    let root = schema.root_id();
+    let threads = threads_or_default(a.threads.threads);
     let mut n: u64 = 0;
-    while let Some(r) = reader.next_with(|dec| dec.skip_value(&schema, root)) {
-        r.at(&name)?;
-        n += 1;
+    if threads <= 1 {
+        let root = schema.root_id();
+        while let Some(r) = reader.next_with(|dec| dec.skip_value(&schema, root)) {
+            r.at(&name)?;
+            n += 1;
+        }
+    } else {
+        let counts = reader.par_blocks(threads, move |block| {
+            let root = schema.root_id();
+            let mut n = 0u64;
+            for r in block.records_with(|dec| dec.skip_value(&schema, root)) {
+                r?;
+                n += 1;
+            }
+            Ok(n)
+        });
+        for c in counts {
+            n += c.at(&name)?;
+        }
     }
     drop(progress);
     let mut out = Output::create(Path::new("-"))?;
@@ -148,6 +201,7 @@ pub fn split_read(a: &SplitReadArgs) -> CliResult<()> {
     let mut reader = ReaderBuilder::new().build_seekable(file).at(&name)?;
     reader.seek_split(a.start, a.end).at(&name)?;
     let mut out = Output::create(Path::new("-"))?;
-    write_json_lines(&mut reader, &name, &mut out, false)?;
+    let threads = threads_or_default(a.threads.threads);
+    write_json_lines(&mut reader, &name, &mut out, false, threads)?;
     out.commit()
 }

@@ -28,7 +28,7 @@ pub const SCHEMA: &str = r#"{"type":"record","name":"Mixed","namespace":"perf","
 pub const SYMBOLS: [&str; 4] = ["SPADES", "HEARTS", "DIAMONDS", "CLUBS"];
 
 /// The enum.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 pub enum Suit {
     /// SPADES
     #[serde(rename = "SPADES")]
@@ -45,7 +45,7 @@ pub enum Suit {
 }
 
 /// The nested record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 pub struct Inner {
     /// id
     pub id: i64,
@@ -53,9 +53,10 @@ pub struct Inner {
     pub label: String,
 }
 
-/// The mixed record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The mixed record (its derived schema is [`SCHEMA`], checked by a test).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 #[serde(rename = "Mixed")]
+#[avro(namespace = "perf")]
 pub struct Mixed {
     /// int
     pub i: i32,
@@ -82,6 +83,48 @@ pub struct Mixed {
     pub m: BTreeMap<String, i32>,
     /// nested record
     pub n: Inner,
+}
+
+/// The nested record, its string borrowed from the block being read.
+#[derive(Debug, PartialEq, Deserialize, avrokit::AvroSchema)]
+#[avro(name = "Inner")]
+pub struct InnerRef<'a> {
+    /// id
+    pub id: i64,
+    /// label
+    pub label: &'a str,
+}
+
+/// The mixed record, its strings and bytes borrowed from the block being read (the
+/// zero-copy rows): the same schema as [`Mixed`].
+#[derive(Debug, PartialEq, Deserialize, avrokit::AvroSchema)]
+#[serde(rename = "Mixed")]
+#[avro(namespace = "perf", name = "Mixed")]
+pub struct MixedRef<'a> {
+    /// int
+    pub i: i32,
+    /// long
+    pub l: i64,
+    /// double
+    pub d: f64,
+    /// float
+    pub f: f32,
+    /// boolean
+    pub b: bool,
+    /// string
+    pub s: &'a str,
+    /// bytes
+    pub by: &'a [u8],
+    /// enum
+    pub e: Suit,
+    /// `["null","string"]`
+    pub u: Option<&'a str>,
+    /// longs
+    pub a: Vec<i64>,
+    /// ints by key (owned keys: map keys are not borrowed by the generated code)
+    pub m: BTreeMap<String, i32>,
+    /// nested record
+    pub n: InnerRef<'a>,
 }
 
 fn string(rng: &mut JavaRandom, max: i32) -> String {

@@ -16,6 +16,9 @@
 use std::rc::Rc;
 
 use crate::adapters::avrokit::container::{serde_row, value_row, Prep};
+use crate::adapters::avrokit::container_typed::{
+    borrowed_row, codec_only_row, codec_row, threads_row,
+};
 use crate::adapters::avrokit::values::to_values;
 use crate::adapters::peers;
 use crate::adapters::workload::{CodecName, ContainerFile};
@@ -88,7 +91,12 @@ fn container_test(ctx: &Ctx, name: &'static str, codec: CodecName) -> Test {
     let values = Rc::new(to_values(&items));
     let mut test = Test::new(name, n, bytes)
         .with(value_row(&file, values, n, Prep::PerFile))
-        .with(serde_row(&file, items.clone(), n, Prep::PerFile));
+        .with(serde_row(&file, items.clone(), n, Prep::PerFile))
+        .with(codec_row(&file, items.clone(), n))
+        .with(borrowed_row(&file, items.clone(), n))
+        .with(threads_row(&file, items.clone(), n, 1))
+        .with(threads_row(&file, items.clone(), n, 2))
+        .with(codec_only_row(&file, items.clone()));
     test.output_is_reference = false;
     test.bytes_per_cycle = Some(uncompressed);
     if ctx.compare {
@@ -119,7 +127,7 @@ mod tests {
             let mut test = (spec.build)(&ctx);
             assert_eq!(test.count, n);
             assert_eq!(test.bytes_per_cycle, Some(test.bytes.len()));
-            assert_eq!(test.impls.len(), 5, "{}", CODECS[i].0);
+            assert_eq!(test.impls.len(), 10, "{}", CODECS[i].0);
             for imp in &mut test.impls {
                 let what = format!("{} {} {}", CODECS[i].0, imp.library.name(), imp.api);
                 if let Side::NotApplicable(why) = &imp.write {
@@ -168,5 +176,29 @@ mod tests {
             .collect::<Result<Vec<_>, _>>()
             .unwrap();
         assert_eq!(back, items);
+    }
+
+    /// The derived types have the test's schema, so the generated-codec rows run (they would
+    /// be `n/a` otherwise), exactly, without resolution.
+    #[test]
+    fn the_generated_codec_rows_run_on_the_test_schema() {
+        use avrokit::serde::AvroSchema;
+        let schema = avrokit::Schema::parse_str(SCHEMA).unwrap();
+        assert_eq!(Mixed::schema().canonical_form(), schema.canonical_form());
+        assert_eq!(
+            crate::data::container::MixedRef::schema().canonical_form(),
+            schema.canonical_form()
+        );
+        let plan = avrokit::codec::CodecPlan::<Mixed>::reading(&schema).unwrap();
+        assert!(plan.is_exact());
+        let test = container_test(&Ctx::new(100), "ContainerSnappy", CodecName::Snappy);
+        for imp in &test.impls {
+            assert!(
+                !matches!(imp.read, Side::NotApplicable(_)),
+                "{} {}",
+                imp.library.name(),
+                imp.api
+            );
+        }
     }
 }

@@ -91,7 +91,10 @@ pub use codec::{Codec, Compressor};
 pub use framing::{BlockHeader, Header};
 #[cfg(feature = "tokio")]
 pub use nonblocking::{AsyncReader, AsyncWriter, DEFAULT_OFFLOAD_THRESHOLD};
-pub use reader::{DatumReader, RawBlock, Reader, ReaderBuilder, SchemaCache};
+pub use reader::{
+    Block, BlockRecords, DatumReader, ParBlocks, ParRecords, RawBlock, Reader, ReaderBuilder,
+    SchemaCache,
+};
 pub use split_seek::{SeekStep, SplitSeeker};
 pub use writer::{Writer, WriterBuilder, WriterTemplate};
 

@@ -71,7 +71,7 @@ where
     }
 }
 
-fn codec(name: CodecName) -> Codec {
+pub(super) fn codec(name: CodecName) -> Codec {
     match name {
         CodecName::Null => Codec::Null,
         CodecName::Deflate => Codec::Deflate { level: 6 },
@@ -83,7 +83,7 @@ fn codec(name: CodecName) -> Codec {
 }
 
 /// The builder of one file: the codec and the fixed sync marker.
-fn builder(schema: &Schema, codec: Codec, marker: [u8; 16]) -> WriterBuilder {
+pub(super) fn builder(schema: &Schema, codec: Codec, marker: [u8; 16]) -> WriterBuilder {
     WriterBuilder::new(schema)
         .with_codec(codec)
         .with_sync_marker(marker)

@@ -34,6 +34,7 @@ pub struct ReaderBuilder {
     pub(crate) capacity: usize,
     pub(crate) reader_schema: Option<Schema>,
     pub(crate) cache: Option<SchemaCache>,
+    pub(crate) decompress_ahead: bool,
 }
 
 impl Default for ReaderBuilder {
@@ -50,7 +51,19 @@ impl ReaderBuilder {
             capacity: 64 * 1024,
             reader_schema: None,
             cache: None,
+            decompress_ahead: true,
         }
+    }
+
+    /// Whether a compressed file's next block is decompressed on a helper thread while the
+    /// current one decodes (on by default). The thread starts with a file's second block, so
+    /// a one-block file never starts one; reading stays on the caller's thread. Turn it off
+    /// to keep a reader on exactly one thread (say, when many readers already run one per
+    /// core).
+    #[must_use]
+    pub fn with_decompress_ahead(mut self, yes: bool) -> ReaderBuilder {
+        self.decompress_ahead = yes;
+        self
     }
 
     /// Takes the file's schema from `cache` when the header's `avro.schema` is, byte for byte,

@@ -2,14 +2,20 @@
 //!
 //! One role per file: this one holds the [`Reader`] and its state machine (header, then
 //! blocks, then records); `builder.rs` its options, `input.rs` the slice or buffered stream it
-//! reads, `raw.rs` blocks taken without decoding them, `split.rs` split seeking, `cache.rs`
-//! the schema cache, `checks.rs` the checks of a block and the context errors get, and
-//! `records.rs` the decoding of a whole block at once (raw blocks, the async reader).
+//! reads, `raw.rs` blocks taken without decoding them, `block.rs` decompressed blocks whose
+//! records borrow from them, `parallel.rs` blocks decoded on worker threads in file order,
+//! `ahead.rs` the next block decompressing while the current one decodes, `split.rs` split
+//! seeking, `cache.rs` the schema cache, `checks.rs` the checks of a block and the context
+//! errors get, and `records.rs` the decoding of a whole block at once (raw blocks, the async
+//! reader).
 
+mod ahead;
+mod block;
 mod builder;
 mod cache;
 mod checks;
 mod input;
+mod parallel;
 mod raw;
 mod records;
 mod split;
@@ -17,12 +23,15 @@ mod split;
 use std::fmt;
 use std::io::Read;
 
+use self::ahead::{Next, Prefetch};
+pub use self::block::{Block, BlockRecords};
 pub use self::builder::ReaderBuilder;
 pub use self::cache::SchemaCache;
 pub(crate) use self::cache::{codec_of, schema_and_min_size, schema_of};
 pub(crate) use self::checks::min_encoded_size;
 use self::checks::{block_error, check_count, data_start, record_error, records_end_early};
 use self::input::Input;
+pub use self::parallel::{ParBlocks, ParRecords};
 pub use self::raw::RawBlock;
 #[cfg(feature = "tokio")]
 pub(crate) use self::records::BlockDecoding;
@@ -176,6 +185,10 @@ pub struct Reader<'a, R = &'a [u8]> {
     split_end: Option<u64>,
     /// Plans' schemas found equal to the file's.
     matched: super::SchemaMatch,
+    /// The next compressed block, decompressing on a helper thread.
+    prefetch: Prefetch,
+    /// The plan of the reader schema, when one is set (for the parallel readers).
+    resolved: Option<ResolvedPlan>,
 }
 
 impl<'a> Reader<'a, &'a [u8]> {
@@ -248,6 +261,8 @@ impl<'a, R: Read> Reader<'a, R> {
             done: false,
             split_end: None,
             matched: super::SchemaMatch::default(),
+            prefetch: Prefetch::new(options.decompress_ahead),
+            resolved: None,
         };
         if let Some(rs) = &options.reader_schema {
             reader.set_reader_schema(rs)?;
@@ -320,6 +335,7 @@ impl<'a, R: Read> Reader<'a, R> {
     /// previous schema.
     pub fn set_reader_schema(&mut self, schema: &Schema) -> Result<()> {
         let plan = ResolvedPlan::compile(&self.schema, schema)?;
+        self.resolved = Some(plan.clone());
         self.datum = Box::new(ResolvedReader(plan));
         self.reader_schema = schema.clone();
         Ok(())
@@ -572,6 +588,9 @@ impl<'a, R: Read> Reader<'a, R> {
 
     /// Loads the next block for record reading: decompresses it and checks its count.
     fn load_block(&mut self) -> Result<bool> {
+        if self.prefetch.applies(self.codec) {
+            return self.load_block_ahead();
+        }
         let Some((h, range)) = self.next_frame()? else {
             return Ok(false);
         };
@@ -583,13 +602,7 @@ impl<'a, R: Read> Reader<'a, R> {
                 (false, 0, self.data.len())
             }
             (_, range) => {
-                let input: &[u8] = match (&self.input, range) {
-                    (Input::Slice { data, .. }, Some((a, b))) => &data[a..b],
-                    _ => &self.raw,
-                };
-                self.decompressor
-                    .decompress(input, &mut self.data, self.limits.max_alloc)
-                    .map_err(|e| block_error(e, &h))?;
+                self.decompress_frame(&h, range)?;
                 (false, 0, self.data.len())
             }
         };
@@ -603,6 +616,97 @@ impl<'a, R: Read> Reader<'a, R> {
             header: h,
         };
         Ok(true)
+    }
+
+    /// Decompresses the payload of frame `h` (at `range` of the input, else in `raw`) into
+    /// `data`.
+    fn decompress_frame(&mut self, h: &BlockHeader, range: Option<(usize, usize)>) -> Result<()> {
+        let input: &[u8] = match (&self.input, range) {
+            (Input::Slice { data, .. }, Some((a, b))) => &data[a..b],
+            _ => &self.raw,
+        };
+        self.decompressor
+            .decompress(input, &mut self.data, self.limits.max_alloc)
+            .map_err(|e| block_error(e, h))
+    }
+
+    /// [`load_block`](Self::load_block) for compressed blocks read ahead: takes the block the
+    /// helper thread decompressed (or decompresses the first one here), then hands it the
+    /// next block's payload before this block's records are decoded.
+    fn load_block_ahead(&mut self) -> Result<bool> {
+        let max = self.limits.max_alloc;
+        let h = match self.prefetch.take(self.codec, max, &mut self.data)? {
+            Next::Ready(h) => h,
+            Next::End => return Ok(false),
+            Next::Nothing => {
+                let Some((h, range)) = self.next_frame()? else {
+                    return Ok(false);
+                };
+                self.decompress_frame(&h, range)?;
+                h
+            }
+        };
+        let payload = self.prefetch.payload_buffer();
+        let frame = self.next_owned_frame(payload);
+        self.prefetch.submit(frame, self.codec, max);
+        check_count(
+            &h,
+            self.data.len() as u64,
+            self.min_record_size,
+            &self.limits,
+        )?;
+        self.cur = Current {
+            in_input: false,
+            pos: 0,
+            end: self.data.len(),
+            left: h.count,
+            record: 0,
+            header: h,
+        };
+        Ok(true)
+    }
+
+    /// Loads the next block and hands it out whole: its records borrow from it (the input
+    /// slice for the `null` codec, else the reader's decompression buffer) until the next
+    /// call. Records of the current block not read yet are skipped. `None` at the end of the
+    /// file (or split).
+    ///
+    /// This is the zero-copy way to read: serde types with `&str` or `&[u8]` fields and
+    /// generated codecs over borrowed fields read through [`Block::serde_iter`] and
+    /// [`Block::codec_iter`] without copying strings out of the block; see [`Block`].
+    ///
+    /// # Errors
+    /// A corrupt or truncated block framing, decompression, or a count its bytes cannot hold.
+    pub fn next_block(&mut self) -> Result<Option<Block<'_>>> {
+        self.cur.left = 0;
+        if self.done {
+            return Ok(None);
+        }
+        match self.load_block() {
+            Ok(true) => {}
+            Ok(false) => {
+                self.done = true;
+                return Ok(None);
+            }
+            Err(e) => {
+                self.done = true;
+                return Err(e);
+            }
+        }
+        let c = self.cur;
+        self.cur.left = 0;
+        let data: &[u8] = match (&self.input, c.in_input) {
+            (Input::Slice { data, .. }, true) => &data[c.pos..c.end],
+            _ => &self.data[c.pos..c.end],
+        };
+        Ok(Some(Block::new(
+            data,
+            c.header,
+            self.limits,
+            self.codec == Codec::Null,
+            &self.schema,
+            Some(&mut *self.datum),
+        )))
     }
 }
 

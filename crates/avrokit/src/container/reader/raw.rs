@@ -147,6 +147,24 @@ impl<'a, R: Read> Reader<'a, R> {
     /// A corrupt or truncated block framing (sync marker, sizes). The payload is not checked.
     pub fn next_raw_block(&mut self) -> Result<Option<RawBlock<'_>>> {
         self.cur.left = 0;
+        if self.prefetch.has_block() {
+            // The block after the current one was read ahead for decompression: it is next.
+            match self.prefetch.take_raw() {
+                Ok(Some((header, payload))) => {
+                    self.raw = payload;
+                    return Ok(Some(RawBlock {
+                        header,
+                        data: &self.raw,
+                        codec: self.codec,
+                    }));
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    self.done = true;
+                    return Err(e);
+                }
+            }
+        }
         let frame = match self.next_frame() {
             Ok(Some(f)) => f,
             Ok(None) => {

@@ -44,6 +44,7 @@ impl<'a, R: Read> Reader<'a, R> {
     /// failing reader.
     pub fn seek_split(&mut self, start: u64, end: u64) -> Result<()> {
         self.cur.left = 0;
+        self.prefetch.reset();
         self.done = false;
         self.split_end = Some(end);
         let header_marker = self.header.len() - SYNC_SIZE as u64;

@@ -1,0 +1,244 @@
+//! Decompressing the next block while the current one decodes: [`Prefetch`].
+//!
+//! A compressed file's reader reads the framing of block k+1 as soon as block k is loaded and
+//! hands its payload to one helper thread, which decompresses it while the caller decodes the
+//! records of block k. Reading stays on the caller's thread (the input need not be `Send`);
+//! only owned payloads cross. The helper starts with the second block, so a one-block file
+//! costs no thread, and when no thread can be started the reader decompresses inline.
+//!
+//! Errors keep their order: an error in the framing of block k+1 is held until the records of
+//! block k have been read, and a decompression error comes when its block is loaded.
+
+use std::sync::mpsc;
+use std::thread;
+
+use super::checks::block_error;
+use crate::container::codec::{Codec, Decompressor};
+use crate::container::framing::BlockHeader;
+use crate::error::{Error, ErrorKind, Result};
+
+/// A payload to decompress into `out`.
+struct Job {
+    header: BlockHeader,
+    payload: Vec<u8>,
+    out: Vec<u8>,
+}
+
+/// A decompressed block, with its buffers back.
+struct Done {
+    header: BlockHeader,
+    payload: Vec<u8>,
+    out: Vec<u8>,
+    result: Result<()>,
+}
+
+struct Worker {
+    jobs: Option<mpsc::SyncSender<Job>>,
+    done: mpsc::Receiver<Done>,
+    handle: Option<thread::JoinHandle<()>>,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Closing the queue ends the thread after its current job.
+        self.jobs.take();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// The read-ahead state of one reader.
+pub(super) struct Prefetch {
+    enabled: bool,
+    worker: Option<Worker>,
+    /// A block handed to the worker and not taken back yet.
+    pending: bool,
+    /// A block read ahead but not handed over (no thread could start): decompressed inline.
+    held: Option<(BlockHeader, Vec<u8>)>,
+    /// An error reading ahead, given once the block before it is read.
+    error: Option<Error>,
+    /// The framing has no further block.
+    eof: bool,
+    /// Reused buffers: payloads and decompression outputs.
+    spare_payload: Vec<u8>,
+    spare_out: Vec<u8>,
+}
+
+/// What [`Prefetch::take`] gives: the next block, decompressed into the reader's buffer.
+pub(super) enum Next {
+    /// Block `header` is decompressed in the reader's data buffer.
+    Ready(BlockHeader),
+    /// Nothing was read ahead: the reader reads and decompresses the next block itself.
+    Nothing,
+    /// No block is left.
+    End,
+}
+
+impl Prefetch {
+    pub(super) fn new(enabled: bool) -> Prefetch {
+        Prefetch {
+            enabled,
+            worker: None,
+            pending: false,
+            held: None,
+            error: None,
+            eof: false,
+            spare_payload: Vec::new(),
+            spare_out: Vec::new(),
+        }
+    }
+
+    /// True when blocks of `codec` are read ahead.
+    pub(super) fn applies(&self, codec: Codec) -> bool {
+        self.enabled && codec != Codec::Null
+    }
+
+    /// A buffer for the payload of the next block read ahead.
+    pub(super) fn payload_buffer(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.spare_payload)
+    }
+
+    /// Takes the block read ahead, if any, into `data` (the old contents become a spare).
+    pub(super) fn take(
+        &mut self,
+        codec: Codec,
+        max_alloc: usize,
+        data: &mut Vec<u8>,
+    ) -> Result<Next> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        if self.pending {
+            self.pending = false;
+            let worker = self.worker.as_mut().ok_or_else(gone)?;
+            let mut done = worker.done.recv().map_err(|_| gone())?;
+            self.spare_payload = std::mem::take(&mut done.payload);
+            std::mem::swap(data, &mut done.out);
+            self.spare_out = done.out;
+            done.result?;
+            return Ok(Next::Ready(done.header));
+        }
+        if let Some((h, payload)) = self.held.take() {
+            let r = Decompressor::new(codec)
+                .and_then(|mut d| d.decompress(&payload, data, max_alloc))
+                .map_err(|e| block_error(e, &h));
+            self.spare_payload = payload;
+            r?;
+            return Ok(Next::Ready(h));
+        }
+        if self.eof {
+            return Ok(Next::End);
+        }
+        Ok(Next::Nothing)
+    }
+
+    /// Records the result of reading the framing of the block after the current one: its
+    /// payload goes to the worker (started here on first use).
+    pub(super) fn submit(
+        &mut self,
+        frame: Result<Option<(BlockHeader, Vec<u8>)>>,
+        codec: Codec,
+        max_alloc: usize,
+    ) {
+        let (header, payload) = match frame {
+            Ok(Some(f)) => f,
+            Ok(None) => {
+                self.eof = true;
+                return;
+            }
+            Err(e) => {
+                self.error = Some(e);
+                return;
+            }
+        };
+        if self.worker.is_none() {
+            self.worker = start(codec, max_alloc);
+        }
+        let Some(jobs) = self.worker.as_ref().and_then(|w| w.jobs.as_ref()) else {
+            self.held = Some((header, payload));
+            return;
+        };
+        let job = Job {
+            header,
+            payload,
+            out: std::mem::take(&mut self.spare_out),
+        };
+        match jobs.send(job) {
+            Ok(()) => self.pending = true,
+            Err(mpsc::SendError(job)) => {
+                self.worker = None;
+                self.held = Some((job.header, job.payload));
+            }
+        }
+    }
+
+    /// True when a block (or its framing error) has been read ahead of the current one.
+    pub(super) fn has_block(&self) -> bool {
+        self.pending || self.held.is_some() || self.error.is_some()
+    }
+
+    /// The payload of the block read ahead, undecompressed (for raw block reads), or its
+    /// framing error.
+    pub(super) fn take_raw(&mut self) -> Result<Option<(BlockHeader, Vec<u8>)>> {
+        if let Some(h) = self.held.take() {
+            return Ok(Some(h));
+        }
+        if self.pending {
+            self.pending = false;
+            let worker = self.worker.as_mut().ok_or_else(gone)?;
+            let done = worker.done.recv().map_err(|_| gone())?;
+            self.spare_out = done.out;
+            return Ok(Some((done.header, done.payload)));
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        Ok(None)
+    }
+
+    /// Forgets what was read ahead (the reader moves elsewhere); keeps the thread and buffers.
+    pub(super) fn reset(&mut self) {
+        let _ = self.take_raw();
+        self.held = None;
+        self.error = None;
+        self.eof = false;
+    }
+}
+
+#[cold]
+fn gone() -> Error {
+    Error::new(ErrorKind::Io, "the decompression thread stopped")
+}
+
+/// Starts the worker; `None` when the system cannot start a thread.
+fn start(codec: Codec, max_alloc: usize) -> Option<Worker> {
+    let mut decompressor = Decompressor::new(codec).ok()?;
+    // One job queued while one runs: the reader is never more than two blocks ahead.
+    let (jobs_tx, jobs) = mpsc::sync_channel::<Job>(1);
+    let (done_tx, done) = mpsc::channel::<Done>();
+    let handle = thread::Builder::new()
+        .name("avrokit-decompress".into())
+        .spawn(move || {
+            for mut job in jobs {
+                let result = decompressor
+                    .decompress(&job.payload, &mut job.out, max_alloc)
+                    .map_err(|e| block_error(e, &job.header));
+                let done = Done {
+                    header: job.header,
+                    payload: job.payload,
+                    out: job.out,
+                    result,
+                };
+                if done_tx.send(done).is_err() {
+                    return;
+                }
+            }
+        })
+        .ok()?;
+    Some(Worker {
+        jobs: Some(jobs_tx),
+        done,
+        handle: Some(handle),
+    })
+}

@@ -1,0 +1,286 @@
+//! Records that borrow from their block: [`Block`], one decompressed block at a time, and
+//! [`BlockRecords`], the iterator over its records.
+//!
+//! The records of a block live in one buffer (the input slice for the `null` codec, else the
+//! reader's decompression buffer) until the next block is loaded. A `Block` hands that buffer
+//! out for its lifetime, so serde types with `&str`/`&[u8]`/`Cow` fields and generated codecs
+//! over borrowed fields read without copying. The checks are the [`Reader`](super::Reader)'s:
+//! the count against the bytes before the first record, the per-datum limits, record and
+//! file offsets in errors, and the records using exactly the block's bytes.
+
+use super::checks::{record_error, records_end_early};
+use super::{Current, DatumReader};
+use crate::codec::{AvroDecode, CodecPlan};
+use crate::container::framing::BlockHeader;
+use crate::decode::Decoder;
+use crate::error::{Error, Result};
+use crate::io::Limits;
+use crate::schema::Schema;
+use crate::serde::DePlan;
+use crate::value::Value;
+
+/// One data block of a container file, decompressed, whose records borrow from it.
+///
+/// Returned by [`Reader::next_block`](super::Reader::next_block) (one block at a time, on the
+/// caller's thread) and given to the function of
+/// [`Reader::par_blocks`](super::Reader::par_blocks) (blocks on worker threads). The count
+/// of records has been checked against the block's bytes; each record is checked as it is
+/// read.
+///
+/// # Examples
+/// ```
+/// use avrokit::container::{Codec, Reader, WriterBuilder};
+/// use avrokit::serde::{DePlan, SerPlan};
+/// use avrokit::Schema;
+///
+/// #[derive(serde::Deserialize)]
+/// struct Row<'a> {
+///     name: &'a str, // borrowed from the decompressed block
+///     n: i64,
+/// }
+///
+/// let schema = Schema::parse_str(r#"{"type":"record","name":"Row","fields":[
+///     {"name":"name","type":"string"},{"name":"n","type":"long"}]}"#)?;
+/// let mut w = WriterBuilder::new(&schema).with_codec(Codec::DEFLATE).build(Vec::new())?;
+/// let ser = SerPlan::compile(&schema)?;
+/// for n in 0..3i64 {
+///     #[derive(serde::Serialize)]
+///     struct Out<'a> { name: &'a str, n: i64 }
+///     w.append_serde(&Out { name: "abc", n }, &ser)?;
+/// }
+/// let file = w.into_inner()?;
+///
+/// let mut r = Reader::from_slice(&file)?;
+/// let plan = DePlan::compile(r.schema())?;
+/// let mut total = 0;
+/// while let Some(block) = r.next_block()? {
+///     for row in block.serde_iter::<Row>(&plan) {
+///         let row = row?;
+///         total += row.name.len() as i64 + row.n;
+///     }
+/// }
+/// assert_eq!(total, 3 * 3 + 3);
+/// # Ok::<(), avrokit::Error>(())
+/// ```
+pub struct Block<'b> {
+    data: &'b [u8],
+    header: BlockHeader,
+    limits: Limits,
+    /// The block is stored uncompressed, so record offsets are file offsets.
+    in_file: bool,
+    /// The file's (writer) schema.
+    schema: &'b Schema,
+    /// The reader's datum reader, for [`values`](Self::values) (none on worker threads).
+    datum: Option<&'b mut dyn DatumReader>,
+}
+
+impl<'b> Block<'b> {
+    /// A block whose count has already been checked against `data`.
+    pub(super) fn new(
+        data: &'b [u8],
+        header: BlockHeader,
+        limits: Limits,
+        in_file: bool,
+        schema: &'b Schema,
+        datum: Option<&'b mut dyn DatumReader>,
+    ) -> Block<'b> {
+        Block {
+            data,
+            header,
+            limits,
+            in_file,
+            schema,
+            datum,
+        }
+    }
+
+    /// The block's framing: index, file offset, object count, stored size.
+    pub fn header(&self) -> &BlockHeader {
+        &self.header
+    }
+
+    /// The number of records in the block.
+    pub fn count(&self) -> u64 {
+        self.header.count
+    }
+
+    /// The block's records as encoded, decompressed.
+    pub fn data(&self) -> &'b [u8] {
+        self.data
+    }
+
+    /// The file's (writer) schema, which the records are encoded with.
+    pub fn schema(&self) -> &'b Schema {
+        self.schema
+    }
+
+    /// An iterator over the block's records, each read by `f` from a decoder positioned at
+    /// it (`f` must read exactly one record). What `f` returns may borrow from the block.
+    /// The iterator ends after the first error.
+    pub fn records_with<T, F>(&self, f: F) -> BlockRecords<'b, F>
+    where
+        F: FnMut(&mut Decoder<'b>) -> Result<T>,
+    {
+        self.records(f, None)
+    }
+
+    fn records<F>(&self, f: F, error: Option<Error>) -> BlockRecords<'b, F> {
+        BlockRecords::new(self.data, self.header, self.limits, self.in_file, f, error)
+    }
+
+    /// The block's records as `T`s through `plan`, borrowing strings and bytes from the block
+    /// where `T` does (`&str`, `&[u8]`, `Cow`). `plan`'s writer schema must be the file's
+    /// (compile it from [`Reader::schema`](super::Reader::schema) or [`schema`](Self::schema)).
+    pub fn serde_iter<'p, T>(
+        &self,
+        plan: &'p DePlan,
+    ) -> BlockRecords<'b, impl FnMut(&mut Decoder<'b>) -> Result<T> + use<'b, 'p, T>>
+    where
+        T: serde::Deserialize<'b>,
+    {
+        let error = self.check_writer(plan.writer());
+        self.records(
+            move |dec: &mut Decoder<'b>| crate::serde::deserialize_from(dec, plan),
+            error,
+        )
+    }
+
+    /// The block's records as `T`s through `T`'s generated code (or serde's resolving path,
+    /// as `plan` decided), borrowing where `T`'s fields borrow. `plan` must be compiled for
+    /// this file ([`Reader::codec_plan`](super::Reader::codec_plan)). For a type with a
+    /// lifetime, compile the plan once at `'static` (`CodecPlan::<Row<'static>>::reading`):
+    /// a plan is covariant in its type, so it then serves every block's lifetime.
+    pub fn codec_iter<'p, T>(
+        &self,
+        plan: &'p CodecPlan<T>,
+    ) -> BlockRecords<'b, impl FnMut(&mut Decoder<'b>) -> Result<T> + use<'b, 'p, T>>
+    where
+        T: AvroDecode<'b> + serde::Deserialize<'b>,
+    {
+        let error = self.check_writer(plan.writer());
+        self.records(move |dec: &mut Decoder<'b>| plan.decode(dec), error)
+    }
+
+    /// The block's records as [`Value`]s, read as the reader reads them (its reader schema or
+    /// datum reader). On a worker thread of [`par_blocks`](super::Reader::par_blocks) there is
+    /// no reader: use [`records_with`](Self::records_with) with the reading you want.
+    pub fn values(
+        &mut self,
+    ) -> BlockRecords<'b, impl FnMut(&mut Decoder<'b>) -> Result<Value> + '_> {
+        let error = self
+            .datum
+            .is_none()
+            .then(|| Error::schema("Block::values: a worker thread's block has no datum reader"));
+        let (data, header, limits, in_file) = (self.data, self.header, self.limits, self.in_file);
+        let mut datum = self.datum.as_deref_mut();
+        let read = move |dec: &mut Decoder<'b>| match &mut datum {
+            Some(d) => d.read_datum(dec),
+            None => Err(Error::schema("Block::values: no datum reader")),
+        };
+        BlockRecords::new(data, header, limits, in_file, read, error)
+    }
+
+    /// The error of a plan whose writer schema is not the file's.
+    fn check_writer(&self, writer: &Schema) -> Option<Error> {
+        (!same_schema(writer, self.schema))
+            .then(|| Error::schema("the plan's writer schema is not the file's schema"))
+    }
+}
+
+/// True when `a` is `b`: the same node of the same arena, or the same canonical form.
+fn same_schema(a: &Schema, b: &Schema) -> bool {
+    (a.same_arena(b) && a.root_id() == b.root_id()) || a.canonical_form() == b.canonical_form()
+}
+
+/// The records of one [`Block`], read by a function from the block's bytes.
+///
+/// Yields `Result<T>`; after the first error (a malformed record, or records that do not use
+/// exactly the block's bytes) it ends.
+pub struct BlockRecords<'b, F> {
+    data: &'b [u8],
+    cur: Current,
+    limits: Limits,
+    in_file: bool,
+    f: F,
+    /// An error to give before any record (a plan for another schema).
+    error: Option<Error>,
+}
+
+impl<'b, F> BlockRecords<'b, F> {
+    fn new(
+        data: &'b [u8],
+        header: BlockHeader,
+        limits: Limits,
+        in_file: bool,
+        f: F,
+        error: Option<Error>,
+    ) -> BlockRecords<'b, F> {
+        BlockRecords {
+            data,
+            cur: Current {
+                in_input: false,
+                pos: 0,
+                end: data.len(),
+                left: header.count,
+                record: 0,
+                header,
+            },
+            limits,
+            in_file,
+            f,
+            error,
+        }
+    }
+
+    /// Records not read yet.
+    pub fn remaining(&self) -> u64 {
+        self.cur.left
+    }
+}
+
+impl<'b, T, F> Iterator for BlockRecords<'b, F>
+where
+    F: FnMut(&mut Decoder<'b>) -> Result<T>,
+{
+    type Item = Result<T>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Result<T>> {
+        if let Some(e) = self.error.take() {
+            self.cur.left = 0;
+            return Some(Err(e));
+        }
+        if self.cur.left == 0 {
+            return None;
+        }
+        let c = self.cur;
+        let data: &'b [u8] = self.data;
+        let mut dec = Decoder::from_slice(&data[c.pos..]).with_limits(self.limits);
+        let v = match (self.f)(&mut dec) {
+            Ok(v) => v,
+            Err(e) => {
+                self.cur.left = 0;
+                return Some(Err(record_error(e, &c, self.in_file)));
+            }
+        };
+        self.cur.pos += dec.offset() as usize;
+        self.cur.left -= 1;
+        self.cur.record += 1;
+        if self.cur.left == 0 && self.cur.pos != self.cur.end {
+            return Some(Err(records_end_early(
+                &c.header,
+                self.cur.pos,
+                self.cur.end,
+            )));
+        }
+        Some(Ok(v))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.cur.left).unwrap_or(usize::MAX);
+        (
+            n.min(1),
+            Some(n.saturating_add(self.error.is_some() as usize)),
+        )
+    }
+}

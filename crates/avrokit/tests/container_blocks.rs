@@ -1,0 +1,378 @@
+//! Block-level and parallel container reads: `Reader::next_block` (records borrowed from the
+//! block), `Reader::par_blocks` and the `par_*` record readers (blocks on worker threads,
+//! results in file order), and the decompress-ahead thread. Each is checked against the plain
+//! sequential reader (the same records, then the same error) on every codec, slice and stream
+//! input, split reads, and corrupt files.
+
+use std::io::Cursor;
+
+use avrokit::codec::CodecPlan;
+use avrokit::container::{Codec, Reader, ReaderBuilder, WriterBuilder};
+use avrokit::serde::{DePlan, SerPlan};
+use avrokit::{AvroSchema, Schema, Value};
+use serde::{Deserialize, Serialize};
+
+const CODECS: [Codec; 6] = [
+    Codec::Null,
+    Codec::DEFLATE,
+    Codec::Snappy,
+    Codec::ZSTANDARD,
+    Codec::BZIP2,
+    Codec::XZ,
+];
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, AvroSchema)]
+#[avro(namespace = "t")]
+struct Row {
+    id: i64,
+    name: String,
+    tags: Vec<String>,
+    score: Option<f64>,
+}
+
+/// The same record, borrowing its strings from the block.
+#[derive(Debug, PartialEq, Deserialize, AvroSchema)]
+#[avro(namespace = "t", name = "Row")]
+struct RowRef<'a> {
+    id: i64,
+    name: &'a str,
+    tags: Vec<&'a str>,
+    score: Option<f64>,
+}
+
+fn rows(n: usize) -> Vec<Row> {
+    (0..n)
+        .map(|i| Row {
+            id: i as i64 * 7 - 100,
+            name: "n".repeat(i % 13) + &i.to_string(),
+            tags: (0..i % 4).map(|k| format!("t{k}")).collect(),
+            score: (i % 3 != 0).then_some(i as f64 / 4.0),
+        })
+        .collect()
+}
+
+/// A file of `n` rows in blocks of `per_block` records.
+fn file(codec: Codec, n: usize, per_block: usize) -> Vec<u8> {
+    let schema = Row::schema();
+    let ser = SerPlan::compile(&schema).unwrap();
+    let mut w = WriterBuilder::new(&schema)
+        .with_codec(codec)
+        .with_block_records(per_block as u64)
+        .build(Vec::new())
+        .unwrap();
+    for r in rows(n) {
+        w.append_serde(&r, &ser).unwrap();
+    }
+    w.into_inner().unwrap()
+}
+
+/// What the plain sequential reader gives: its records, and the error that ended them.
+fn sequential(data: &[u8], ahead: bool) -> (Vec<Value>, Option<String>) {
+    let r = ReaderBuilder::new()
+        .with_decompress_ahead(ahead)
+        .build_slice(data);
+    let mut r = match r {
+        Ok(r) => r,
+        Err(e) => return (Vec::new(), Some(e.to_string())),
+    };
+    let mut out = Vec::new();
+    for v in &mut r {
+        match v {
+            Ok(v) => out.push(v),
+            Err(e) => return (out, Some(e.to_string())),
+        }
+    }
+    (out, None)
+}
+
+fn collect<T>(it: impl Iterator<Item = avrokit::Result<T>>) -> (Vec<T>, Option<String>) {
+    let mut out = Vec::new();
+    for v in it {
+        match v {
+            Ok(v) => out.push(v),
+            Err(e) => return (out, Some(e.to_string())),
+        }
+    }
+    (out, None)
+}
+
+#[test]
+fn parallel_values_equal_the_sequential_reader_on_every_codec_and_thread_count() {
+    for codec in CODECS {
+        let data = file(codec, 3000, 97);
+        let (expected, err) = sequential(&data, false);
+        assert_eq!(err, None, "{codec:?}");
+        assert_eq!(expected.len(), 3000);
+        for threads in [1, 2, 3, 8, 0] {
+            let mut r = Reader::from_slice(&data).unwrap();
+            let got = collect(r.par_values(threads));
+            assert_eq!(got, (expected.clone(), None), "{codec:?} x{threads}");
+            // The reader is at the end afterwards.
+            assert!(r.next().is_none());
+        }
+        // A stream input: the payloads are moved out of the reader's buffer, not copied.
+        let mut r = ReaderBuilder::new()
+            .with_buffer_capacity(1000)
+            .build(Cursor::new(&data))
+            .unwrap();
+        assert_eq!(
+            collect(r.par_values(2)),
+            (expected.clone(), None),
+            "{codec:?} stream"
+        );
+    }
+}
+
+#[test]
+fn parallel_serde_and_codec_reads_give_the_rows_in_file_order() {
+    let want = rows(2500);
+    for codec in CODECS {
+        let data = file(codec, 2500, 64);
+        let mut r = Reader::from_slice(&data).unwrap();
+        let plan = DePlan::compile(r.schema()).unwrap();
+        assert_eq!(
+            collect(r.par_serde_iter::<Row>(&plan, 3)),
+            (want.clone(), None)
+        );
+        let mut r = Reader::from_slice(&data).unwrap();
+        let got = collect(r.par_codec_iter::<Row>(2).unwrap());
+        assert_eq!(got, (want.clone(), None), "{codec:?}");
+    }
+    // A plan for another schema is refused before any record.
+    let data = file(Codec::Snappy, 10, 3);
+    let other = Schema::parse_str(r#""long""#).unwrap();
+    let mut r = Reader::from_slice(&data).unwrap();
+    let (got, err) = collect(r.par_serde_iter::<i64>(&DePlan::compile(&other).unwrap(), 2));
+    assert!(got.is_empty());
+    assert!(err.unwrap().contains("not the file's schema"));
+}
+
+#[test]
+fn parallel_reads_resolve_through_the_reader_schema() {
+    let reader = Schema::parse_str(
+        r#"{"type":"record","name":"Row","namespace":"t","fields":[
+            {"name":"name","type":"string"},
+            {"name":"id","type":"double"},
+            {"name":"extra","type":"int","default":5}]}"#,
+    )
+    .unwrap();
+    let data = file(Codec::DEFLATE, 500, 50);
+    let seq = ReaderBuilder::new()
+        .with_reader_schema(&reader)
+        .build_slice(&data)
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    assert_eq!(seq[3].clone(), {
+        let r = &rows(4)[3];
+        Value::Record(vec![
+            Value::String(r.name.clone()),
+            Value::Double(r.id as f64),
+            Value::Int(5),
+        ])
+    });
+    let mut r = ReaderBuilder::new()
+        .with_reader_schema(&reader)
+        .build_slice(&data)
+        .unwrap();
+    assert_eq!(collect(r.par_values(3)), (seq, None));
+}
+
+#[test]
+fn blocks_lend_their_records_borrowed() {
+    let want = rows(1000);
+    for codec in CODECS {
+        let data = file(codec, 1000, 77);
+        for ahead in [false, true] {
+            let mut r = ReaderBuilder::new()
+                .with_decompress_ahead(ahead)
+                .build_slice(&data)
+                .unwrap();
+            let plan = DePlan::compile(r.schema()).unwrap();
+            // A plan for the type at 'static serves every block (plans are covariant).
+            let codec_plan = CodecPlan::<RowRef<'static>>::reading(r.schema()).unwrap();
+            assert!(codec_plan.is_exact());
+            let mut seen = 0;
+            let mut counts = Vec::new();
+            while let Some(mut block) = r.next_block().unwrap() {
+                counts.push(block.count());
+                let base = seen;
+                for (k, row) in block.serde_iter::<RowRef>(&plan).enumerate() {
+                    let row = row.unwrap();
+                    let w = &want[base + k];
+                    assert_eq!((row.id, row.name, row.score), (w.id, &*w.name, w.score));
+                    assert_eq!(row.tags, w.tags.iter().map(|s| &**s).collect::<Vec<_>>());
+                    // The string lies inside the block's bytes: it was not copied.
+                    let bytes = block.data().as_ptr_range();
+                    assert!(row.name.is_empty() || bytes.contains(&row.name.as_ptr()));
+                    seen += 1;
+                }
+                let by_codec = block
+                    .codec_iter(&codec_plan)
+                    .collect::<Result<Vec<_>, _>>()
+                    .unwrap();
+                assert_eq!(by_codec.len() as u64, block.count());
+                assert_eq!(by_codec[0].name, want[base].name);
+                let values = block.values().collect::<Result<Vec<_>, _>>().unwrap();
+                assert_eq!(values.len() as u64, block.count());
+            }
+            assert_eq!(seen, 1000, "{codec:?} ahead={ahead}");
+            assert_eq!(counts.iter().sum::<u64>(), 1000);
+            assert_eq!(counts[0], 77);
+        }
+    }
+}
+
+#[test]
+fn par_blocks_runs_a_function_per_block_in_file_order() {
+    let data = file(Codec::ZSTANDARD, 2000, 33);
+    let mut r = Reader::from_slice(&data).unwrap();
+    let plan = DePlan::compile(r.schema()).unwrap();
+    let firsts = r
+        .par_blocks(3, move |block| {
+            let ids = block
+                .serde_iter::<RowRef>(&plan)
+                .map(|row| row.map(|r| r.id))
+                .collect::<avrokit::Result<Vec<_>>>()?;
+            Ok((block.header().index, ids[0], ids.len()))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let want = rows(2000);
+    assert_eq!(firsts.len(), 2000usize.div_ceil(33));
+    for (k, (index, first, n)) in firsts.iter().enumerate() {
+        assert_eq!(*index, k as u64);
+        assert_eq!(*first, want[k * 33].id);
+        assert_eq!(*n, 33.min(2000 - k * 33));
+    }
+    // A worker's block has no datum reader: `values` says so instead of reading.
+    let mut r = Reader::from_slice(&data).unwrap();
+    let errs = r
+        .par_blocks(2, |mut block| Ok(block.values().next().unwrap().is_err()))
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    assert!(errs.iter().all(|e| *e));
+}
+
+/// A file whose blocks `k` are altered by `corrupt` (given the whole file and the block's
+/// header), and what the sequential reader makes of it.
+fn corrupted(
+    codec: Codec,
+    corrupt: impl Fn(&mut Vec<u8>, &avrokit::container::BlockHeader),
+) -> Vec<u8> {
+    let mut data = file(codec, 1500, 50);
+    let mut r = Reader::from_slice(&data).unwrap();
+    let mut headers = Vec::new();
+    while let Some(b) = r.next_raw_block().unwrap() {
+        headers.push(*b.header());
+    }
+    drop(r);
+    corrupt(&mut data, &headers[17]);
+    data
+}
+
+#[test]
+fn corrupt_blocks_give_the_same_records_then_the_same_error_on_every_path() {
+    type Corruption = (
+        &'static str,
+        fn(&mut Vec<u8>, &avrokit::container::BlockHeader),
+    );
+    let cases: [Corruption; 4] = [
+        ("payload", |d, h| {
+            let mid = (h.data_offset + h.size / 2) as usize;
+            for b in &mut d[mid..mid + 4] {
+                *b ^= 0x5a;
+            }
+        }),
+        ("sync marker", |d, h| {
+            let end = (h.data_offset + h.size) as usize;
+            d[end + 3] ^= 1;
+        }),
+        ("count", |d, h| {
+            // 50 records (zigzag 100) become 63 (zigzag 126): one byte either way.
+            assert_eq!(d[h.offset as usize], 100);
+            d[h.offset as usize] = 126;
+        }),
+        ("truncated", |d, h| {
+            d.truncate((h.data_offset + h.size / 2) as usize)
+        }),
+    ];
+    for codec in CODECS {
+        for (what, corrupt) in cases {
+            let data = corrupted(codec, corrupt);
+            let (want, err) = sequential(&data, false);
+            // Altered compressed bytes may still decompress (zstandard keeps no checksum
+            // here) and decode; every other corruption must be caught.
+            assert!(
+                err.is_some() || what == "payload",
+                "{codec:?} {what}: no error"
+            );
+            assert!(
+                want.len() <= 17 * 50 + 50 || err.is_none(),
+                "{codec:?} {what}"
+            );
+            assert_eq!(
+                sequential(&data, true),
+                (want.clone(), err.clone()),
+                "{codec:?} {what} ahead"
+            );
+            for threads in [1, 3] {
+                let mut r = Reader::from_slice(&data).unwrap();
+                assert_eq!(
+                    collect(r.par_values(threads)),
+                    (want.clone(), err.clone()),
+                    "{codec:?} {what} x{threads}"
+                );
+                assert!(r.next().is_none(), "{codec:?} {what}: the reader ends too");
+            }
+            let mut r = Reader::from_slice(&data).unwrap();
+            let mut blocks = Vec::new();
+            let block_err = loop {
+                match r.next_block() {
+                    Ok(Some(mut b)) => match b.values().collect::<Result<Vec<_>, _>>() {
+                        Ok(v) => blocks.extend(v),
+                        Err(e) => break Some(e.to_string()),
+                    },
+                    Ok(None) => break None,
+                    Err(e) => break Some(e.to_string()),
+                }
+            };
+            assert_eq!(block_err, err, "{codec:?} {what} blocks");
+            assert!(blocks.len() <= want.len() && want.starts_with(&blocks));
+        }
+    }
+}
+
+#[test]
+fn read_ahead_keeps_raw_blocks_and_splits_exact() {
+    for codec in [Codec::DEFLATE, Codec::Snappy] {
+        let data = file(codec, 2000, 40);
+        // Records of one block, then raw blocks: the block read ahead comes next, once.
+        let mut r = Reader::from_slice(&data).unwrap();
+        assert!(r.next().is_some());
+        let mut counts = vec![];
+        while let Some(b) = r.next_raw_block().unwrap() {
+            counts.push(b.count());
+        }
+        assert_eq!(counts.len(), 2000 / 40 - 1);
+        assert!(counts.iter().all(|c| *c == 40));
+
+        // Splits: every record once, with the reader reading ahead.
+        let len = data.len() as u64;
+        let cuts = [0, len / 5, len / 3, len / 2 + 7, len - 100, len];
+        let mut total = Vec::new();
+        for w in cuts.windows(2) {
+            let mut r = Reader::from_slice(&data).unwrap();
+            r.seek_split(w[0], w[1]).unwrap();
+            total.extend(r.par_values(2).map(Result::unwrap));
+        }
+        assert_eq!(total, sequential(&data, false).0);
+        // A reader moved by seek_split after reading ahead forgets what it read.
+        let mut r = Reader::from_slice(&data).unwrap();
+        assert!(r.next().is_some());
+        r.seek_split(len / 2, len).unwrap();
+        let tail = r.map(Result::unwrap).collect::<Vec<_>>();
+        let all = sequential(&data, false).0;
+        assert!(!tail.is_empty() && all.ends_with(&tail));
+    }
+}
