@@ -376,3 +376,43 @@ fn read_ahead_keeps_raw_blocks_and_splits_exact() {
         assert!(!tail.is_empty() && all.ends_with(&tail));
     }
 }
+
+/// Past the first MiB the next block decompresses on the helper thread: a large file reads the
+/// same with and without it, through every API, also when a late block is corrupt.
+#[test]
+fn a_large_file_reads_the_same_with_the_decompress_thread() {
+    for codec in [Codec::DEFLATE, Codec::Snappy, Codec::ZSTANDARD, Codec::XZ] {
+        let mut data = file(codec, 60_000, 500);
+        let plain = sequential(&data, false);
+        assert_eq!(plain.0.len(), 60_000);
+        assert_eq!(sequential(&data, true), plain, "{codec:?}");
+        let mut r = Reader::from_slice(&data).unwrap();
+        let mut n = 0;
+        while let Some(block) = r.next_block().unwrap() {
+            n += block.records_with(|d| d.read_long()).count();
+        }
+        assert_eq!(n, 60_000);
+        // Raw blocks after some records: the rest of the current block is skipped, and the
+        // block read ahead is handed out next.
+        let mut r = Reader::from_slice(&data).unwrap();
+        for _ in 0..30_001 {
+            r.next().unwrap().unwrap();
+        }
+        let mut left = 0;
+        while let Some(b) = r.next_raw_block().unwrap() {
+            left += b.count();
+        }
+        assert_eq!(left, 29_500, "{codec:?}");
+        // A corrupt sync marker near the end.
+        let mut r = Reader::from_slice(&data).unwrap();
+        let mut last = None;
+        while let Some(b) = r.next_raw_block().unwrap() {
+            last = Some(*b.header());
+        }
+        let h = last.unwrap();
+        data[(h.offset - 5) as usize] ^= 0x40;
+        let bad = sequential(&data, false);
+        assert!(bad.1.is_some() && bad.0.len() >= 59_000, "{codec:?}");
+        assert_eq!(sequential(&data, true), bad, "{codec:?} corrupt");
+    }
+}

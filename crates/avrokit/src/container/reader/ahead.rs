@@ -3,8 +3,9 @@
 //! A compressed file's reader reads the framing of block k+1 as soon as block k is loaded and
 //! hands its payload to one helper thread, which decompresses it while the caller decodes the
 //! records of block k. Reading stays on the caller's thread (the input need not be `Send`);
-//! only owned payloads cross. The helper starts with the second block, so a one-block file
-//! costs no thread, and when no thread can be started the reader decompresses inline.
+//! only owned payloads cross. The helper starts once a file has given 1 MiB of decompressed
+//! data, so small files cost no thread; when no thread can be started the reader decompresses
+//! inline.
 //!
 //! Errors keep their order: an error in the framing of block k+1 is held until the records of
 //! block k have been read, and a decompression error comes when its block is loaded.
@@ -16,6 +17,10 @@ use super::checks::block_error;
 use crate::container::codec::{Codec, Decompressor};
 use crate::container::framing::BlockHeader;
 use crate::error::{Error, ErrorKind, Result};
+
+/// Decompressed bytes read inline before the helper thread starts: past this, the thread's
+/// start (tens of microseconds) is small next to the decompression it overlaps.
+const START_AFTER: usize = 1 << 20;
 
 /// A payload to decompress into `out`.
 struct Job {
@@ -60,6 +65,10 @@ pub(super) struct Prefetch {
     error: Option<Error>,
     /// The framing has no further block.
     eof: bool,
+    /// Bytes decompressed on the reader's thread so far (until the helper starts).
+    inline_bytes: usize,
+    /// A thread could not be started: stay inline.
+    no_thread: bool,
     /// Reused buffers: payloads and decompression outputs.
     spare_payload: Vec<u8>,
     spare_out: Vec<u8>,
@@ -84,6 +93,8 @@ impl Prefetch {
             held: None,
             error: None,
             eof: false,
+            inline_bytes: 0,
+            no_thread: false,
             spare_payload: Vec::new(),
             spare_out: Vec::new(),
         }
@@ -125,12 +136,18 @@ impl Prefetch {
                 .map_err(|e| block_error(e, &h));
             self.spare_payload = payload;
             r?;
+            self.inlined(data.len());
             return Ok(Next::Ready(h));
         }
         if self.eof {
             return Ok(Next::End);
         }
         Ok(Next::Nothing)
+    }
+
+    /// Counts `n` bytes decompressed on the reader's thread.
+    pub(super) fn inlined(&mut self, n: usize) {
+        self.inline_bytes = self.inline_bytes.saturating_add(n);
     }
 
     /// Records the result of reading the framing of the block after the current one: its
@@ -153,7 +170,12 @@ impl Prefetch {
             }
         };
         if self.worker.is_none() {
+            if self.no_thread || self.inline_bytes < START_AFTER {
+                self.held = Some((header, payload));
+                return;
+            }
             self.worker = start(codec, max_alloc);
+            self.no_thread = self.worker.is_none();
         }
         let Some(jobs) = self.worker.as_ref().and_then(|w| w.jobs.as_ref()) else {
             self.held = Some((header, payload));

@@ -56,8 +56,9 @@ impl ReaderBuilder {
     }
 
     /// Whether a compressed file's next block is decompressed on a helper thread while the
-    /// current one decodes (on by default). The thread starts with a file's second block, so
-    /// a one-block file never starts one; reading stays on the caller's thread. Turn it off
+    /// current one decodes (on by default). The thread starts once the file has given 1 MiB
+    /// of decompressed data, so small files never start one; reading stays on the caller's
+    /// thread. Turn it off
     /// to keep a reader on exactly one thread (say, when many readers already run one per
     /// core).
     #[must_use]

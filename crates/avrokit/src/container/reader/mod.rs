@@ -643,6 +643,7 @@ impl<'a, R: Read> Reader<'a, R> {
                     return Ok(false);
                 };
                 self.decompress_frame(&h, range)?;
+                self.prefetch.inlined(self.data.len());
                 h
             }
         };
