@@ -35,6 +35,9 @@ struct Job {
     payload: Vec<u8>,
 }
 
+/// The per-block function, shared by the workers.
+type BlockFn<U> = dyn Fn(Block<'_>) -> Result<U> + Send + Sync;
+
 /// A block's result, with its payload buffer back.
 type Done<U> = (u64, Vec<u8>, Result<U>);
 
@@ -100,7 +103,7 @@ pub struct ParBlocks<'r, 'a, R, U> {
     reader: &'r mut Reader<'a, R>,
     pool: Option<Pool<U>>,
     /// Decodes on the caller's thread when no worker could start.
-    inline: Option<Work<dyn Fn(Block<'_>) -> Result<U> + Send + Sync>>,
+    inline: Option<Work<BlockFn<U>>>,
     in_flight: usize,
     sent: u64,
     next: u64,
@@ -123,8 +126,8 @@ impl<'r, 'a, R: Read, U: Send + 'static> ParBlocks<'r, 'a, R, U> {
             threads
         };
         reader.cur.left = 0;
-        let f: Arc<dyn Fn(Block<'_>) -> Result<U> + Send + Sync> = Arc::new(f);
-        let work = |f: Arc<dyn Fn(Block<'_>) -> Result<U> + Send + Sync>| -> Result<Work<_>> {
+        let f: Arc<BlockFn<U>> = Arc::new(f);
+        let work = |f: Arc<BlockFn<U>>| -> Result<Work<_>> {
             Ok(Work {
                 codec: reader.codec,
                 decompressor: Decompressor::new(reader.codec)?,
