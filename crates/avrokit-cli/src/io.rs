@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{CliError, CliResult, Context};
 use crate::progress::Progress;
+use crate::remote::{self, ReadSeek};
 
 /// Size of the output buffer.
 const OUT_BUF: usize = 64 * 1024;
@@ -44,6 +45,8 @@ pub fn open_input(path: &Path, progress: &Progress) -> CliResult<Input> {
     let name = name(path, false);
     let reader: Box<dyn Read> = if is_std(path) {
         Box::new(io::stdin().lock())
+    } else if remote::is_remote(path) {
+        Box::new(remote::open(path)?)
     } else {
         Box::new(File::open(path).at(&name)?)
     };
@@ -53,10 +56,21 @@ pub fn open_input(path: &Path, progress: &Progress) -> CliResult<Input> {
     })
 }
 
+/// Opens an input that can seek (for split reading): a file or an object store URL.
+pub fn open_seekable(path: &Path) -> CliResult<Box<dyn ReadSeek>> {
+    if remote::is_remote(path) {
+        return remote::open(path);
+    }
+    Ok(Box::new(File::open(path).at(&name(path, false))?))
+}
+
 /// The length of a file, `None` for stdin or when unknown (for the progress bar).
 pub fn input_len(path: &Path) -> Option<u64> {
     if is_std(path) {
         return None;
+    }
+    if remote::is_remote(path) {
+        return remote::len(path);
     }
     std::fs::metadata(path).ok().map(|m| m.len())
 }
@@ -91,11 +105,14 @@ pub fn read_schema(path: &Path) -> CliResult<avrokit::Schema> {
     avrokit::Schema::parse_str(&text).at(&name(path, false))
 }
 
-/// A buffered output: stdout, or a file that is removed unless [`commit`](Self::commit)ted.
+/// A buffered output: stdout, a file that is removed unless [`commit`](Self::commit)ted, or
+/// an object store URL whose multipart upload completes at `commit` and is aborted otherwise.
 pub struct Output {
     inner: Option<BufWriter<Box<dyn Write>>>,
     /// The file to remove on failure (`None` for stdout, and once committed).
     file: Option<PathBuf>,
+    /// The upload to complete at commit, or abort on failure.
+    upload: Option<remote::Upload>,
     /// The name for messages.
     pub name: String,
 }
@@ -104,8 +121,13 @@ impl Output {
     /// Creates (truncates) the output file, or takes stdout for `-`.
     pub fn create(path: &Path) -> CliResult<Output> {
         let name = name(path, true);
+        let mut upload = None;
         let (w, file): (Box<dyn Write>, _) = if is_std(path) {
             (Box::new(io::stdout().lock()), None)
+        } else if remote::is_remote(path) {
+            let u = remote::Upload::create(path)?;
+            upload = Some(u.clone());
+            (Box::new(u), None)
         } else {
             let f = File::create(path).at(&name)?;
             (Box::new(f), Some(path.to_owned()))
@@ -113,6 +135,7 @@ impl Output {
         Ok(Output {
             inner: Some(BufWriter::with_capacity(OUT_BUF, w)),
             file,
+            upload,
             name,
         })
     }
@@ -125,7 +148,10 @@ impl Output {
         drop(w);
         r.at(&self.name)?;
         self.file = None;
-        Ok(())
+        match self.upload.take() {
+            Some(u) => u.commit(&self.name),
+            None => Ok(()),
+        }
     }
 }
 
@@ -156,6 +182,13 @@ impl Write for Output {
 
 impl Drop for Output {
     fn drop(&mut self) {
+        if let Some(u) = self.upload.take() {
+            // Not committed: drop the buffer unflushed, and abort the upload.
+            if let Some(w) = self.inner.take() {
+                drop(w.into_parts());
+            }
+            u.abort();
+        }
         if let Some(path) = self.file.take() {
             // Not committed: the command failed. Drop the buffer unflushed and remove the
             // partial file; a failure to remove it changes nothing about the error reported.

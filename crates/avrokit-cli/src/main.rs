@@ -15,6 +15,7 @@ mod error;
 mod io;
 mod progress;
 mod random;
+mod remote;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -1,7 +1,6 @@
 //! Commands that read a container file and print: `tojson`, `getschema`, `getmeta`, `count`,
 //! `split-read`.
 
-use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -197,7 +196,7 @@ pub fn split_read(a: &SplitReadArgs) -> CliResult<()> {
         ));
     }
     let name = name(&a.file, false);
-    let file = File::open(&a.file).at(&name)?;
+    let file = crate::io::open_seekable(&a.file)?;
     let mut reader = ReaderBuilder::new().build_seekable(file).at(&name)?;
     reader.seek_split(a.start, a.end).at(&name)?;
     let mut out = Output::create(Path::new("-"))?;
