@@ -459,26 +459,12 @@ impl<'a, R: Read> Reader<'a, R> {
         f: impl for<'de> FnOnce(&mut Decoder<'de>, &mut dyn DatumReader) -> Result<T>,
     ) -> Result<Option<T>> {
         while self.cur.left == 0 {
-            if self.done {
+            if !self.advance()? {
                 return Ok(None);
-            }
-            match self.load_block() {
-                Ok(true) => {}
-                Ok(false) => {
-                    self.done = true;
-                    return Ok(None);
-                }
-                Err(e) => {
-                    self.done = true;
-                    return Err(e);
-                }
             }
         }
         let c = self.cur;
-        let bytes: &[u8] = match (&self.input, c.in_input) {
-            (Input::Slice { data, .. }, true) => &data[c.pos..c.end],
-            _ => &self.data[c.pos..c.end],
-        };
+        let bytes = block_bytes(&self.input, &self.data, &c);
         let mut dec = Decoder::from_slice(bytes).with_limits(self.limits);
         let result = f(&mut dec, &mut *self.datum);
         let used = dec.offset() as usize;
@@ -586,6 +572,25 @@ impl<'a, R: Read> Reader<'a, R> {
         }
     }
 
+    /// Loads the next block unless the reader has ended; `false` (and the reader ended) at
+    /// the end of the file or split. Ends the reader on error.
+    fn advance(&mut self) -> Result<bool> {
+        if self.done {
+            return Ok(false);
+        }
+        match self.load_block() {
+            Ok(true) => Ok(true),
+            Ok(false) => {
+                self.done = true;
+                Ok(false)
+            }
+            Err(e) => {
+                self.done = true;
+                Err(e)
+            }
+        }
+    }
+
     /// Loads the next block for record reading: decompresses it and checks its count.
     fn load_block(&mut self) -> Result<bool> {
         if self.prefetch.applies(self.codec) {
@@ -680,34 +685,27 @@ impl<'a, R: Read> Reader<'a, R> {
     /// A corrupt or truncated block framing, decompression, or a count its bytes cannot hold.
     pub fn next_block(&mut self) -> Result<Option<Block<'_>>> {
         self.cur.left = 0;
-        if self.done {
+        if !self.advance()? {
             return Ok(None);
-        }
-        match self.load_block() {
-            Ok(true) => {}
-            Ok(false) => {
-                self.done = true;
-                return Ok(None);
-            }
-            Err(e) => {
-                self.done = true;
-                return Err(e);
-            }
         }
         let c = self.cur;
         self.cur.left = 0;
-        let data: &[u8] = match (&self.input, c.in_input) {
-            (Input::Slice { data, .. }, true) => &data[c.pos..c.end],
-            _ => &self.data[c.pos..c.end],
-        };
         Ok(Some(Block::new(
-            data,
+            block_bytes(&self.input, &self.data, &c),
             c.header,
             self.limits,
             self.codec == Codec::Null,
             &self.schema,
             Some(&mut *self.datum),
         )))
+    }
+}
+
+/// The bytes of the current block `c` not read yet: in the input slice or in `data`.
+fn block_bytes<'s, R>(input: &'s Input<'_, R>, data: &'s [u8], c: &Current) -> &'s [u8] {
+    match (input, c.in_input) {
+        (Input::Slice { data, .. }, true) => &data[c.pos..c.end],
+        _ => &data[c.pos..c.end],
     }
 }
 

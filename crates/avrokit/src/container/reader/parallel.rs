@@ -14,15 +14,13 @@ use std::io::Read;
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 
-use super::checks::{block_error, check_count};
 use super::input::Input;
+use super::records::BlockDecoding;
 use super::{Block, Reader};
 use crate::codec::{AvroDecodeOwned, CodecPlan};
-use crate::container::codec::{Codec, Decompressor};
 use crate::container::framing::BlockHeader;
 use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
-use crate::io::Limits;
 use crate::resolution::ResolvedPlan;
 use crate::schema::Schema;
 use crate::serde::{AvroSchema, DePlan};
@@ -41,14 +39,11 @@ type BlockFn<U> = dyn Fn(Block<'_>) -> Result<U> + Send + Sync;
 /// A block's result, with its payload buffer back.
 type Done<U> = (u64, Vec<u8>, Result<U>);
 
-/// What a worker needs to turn a payload into a result.
+/// What a worker needs to turn a payload into a result: the block checks and buffers of
+/// [`BlockDecoding`], the file's schema and the function.
 struct Work<F: ?Sized> {
-    codec: Codec,
-    decompressor: Decompressor,
-    data: Vec<u8>,
+    decoding: BlockDecoding,
     schema: Schema,
-    min_record_size: u64,
-    limits: Limits,
     f: Arc<F>,
 }
 
@@ -57,23 +52,9 @@ impl<F: ?Sized> Work<F> {
     where
         F: Fn(Block<'_>) -> Result<U>,
     {
-        let data: &[u8] = if self.codec == Codec::Null {
-            payload
-        } else {
-            self.decompressor
-                .decompress(payload, &mut self.data, self.limits.max_alloc)
-                .map_err(|e| block_error(e, h))?;
-            &self.data
-        };
-        check_count(h, data.len() as u64, self.min_record_size, &self.limits)?;
-        (self.f)(Block::new(
-            data,
-            *h,
-            self.limits,
-            self.codec == Codec::Null,
-            &self.schema,
-            None,
-        ))
+        let (limits, in_file) = (self.decoding.limits(), self.decoding.in_file());
+        let data = self.decoding.load(h, payload)?;
+        (self.f)(Block::new(data, *h, limits, in_file, &self.schema, None))
     }
 }
 
@@ -129,12 +110,8 @@ impl<'r, 'a, R: Read, U: Send + 'static> ParBlocks<'r, 'a, R, U> {
         let f: Arc<BlockFn<U>> = Arc::new(f);
         let work = |f: Arc<BlockFn<U>>| -> Result<Work<_>> {
             Ok(Work {
-                codec: reader.codec,
-                decompressor: Decompressor::new(reader.codec)?,
-                data: Vec::new(),
+                decoding: BlockDecoding::new(reader.codec, reader.min_record_size, reader.limits)?,
                 schema: reader.schema.clone(),
-                min_record_size: reader.min_record_size,
-                limits: reader.limits,
                 f,
             })
         };

@@ -43,6 +43,31 @@ impl BlockDecoding {
         })
     }
 
+    /// The limits in force.
+    pub(crate) fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// True when the blocks are stored uncompressed, so offsets in them are file offsets.
+    pub(crate) fn in_file(&self) -> bool {
+        self.codec == Codec::Null
+    }
+
+    /// Decompresses block `h`'s `payload` (into the reused buffer; a `null` block is used in
+    /// place) and checks its count against the bytes.
+    pub(crate) fn load<'s>(&'s mut self, h: &BlockHeader, payload: &'s [u8]) -> Result<&'s [u8]> {
+        let data: &[u8] = if self.codec == Codec::Null {
+            payload
+        } else {
+            self.decompressor
+                .decompress(payload, &mut self.data, self.limits.max_alloc)
+                .map_err(|e| block_error(e, h))?;
+            &self.data
+        };
+        check_count(h, data.len() as u64, self.min_record_size, &self.limits)?;
+        Ok(data)
+    }
+
     /// Decompresses block `h`'s `payload`, checks its count, and decodes its records with
     /// `f` into `out` (appended). Stops at the first error and returns it: the records before
     /// it are in `out`, exactly those a [`Reader`](super::Reader) returns before that error.
@@ -53,15 +78,8 @@ impl BlockDecoding {
         out: &mut Vec<T>,
         mut f: impl for<'de> FnMut(&mut Decoder<'de>) -> Result<T>,
     ) -> Result<()> {
-        let data: &[u8] = if self.codec == Codec::Null {
-            payload
-        } else {
-            self.decompressor
-                .decompress(payload, &mut self.data, self.limits.max_alloc)
-                .map_err(|e| block_error(e, h))?;
-            &self.data
-        };
-        check_count(h, data.len() as u64, self.min_record_size, &self.limits)?;
+        let (limits, in_file) = (self.limits, self.in_file());
+        let data = self.load(h, payload)?;
         out.reserve(h.count.min(4096) as usize);
         let mut c = Current {
             in_input: false,
@@ -72,8 +90,8 @@ impl BlockDecoding {
             header: *h,
         };
         while c.left > 0 {
-            let mut dec = Decoder::from_slice(&data[c.pos..]).with_limits(self.limits);
-            let v = f(&mut dec).map_err(|e| record_error(e, &c, self.codec == Codec::Null))?;
+            let mut dec = Decoder::from_slice(&data[c.pos..]).with_limits(limits);
+            let v = f(&mut dec).map_err(|e| record_error(e, &c, in_file))?;
             c.pos += dec.offset() as usize;
             c.left -= 1;
             c.record += 1;
