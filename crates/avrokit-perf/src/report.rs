@@ -296,8 +296,9 @@ pub fn summary(rows: &[Row]) -> Option<String> {
     Some(out)
 }
 
-/// For each container read test with a `codec only` row: the best one-core avrokit read as a
-/// share of decompression alone (compressed codecs), and `threads: 2` over `threads: 1`.
+/// For each container read test with a `codec only` row: the best avrokit read on one decode
+/// thread (decompress-ahead may add a helper) as a share of decompression alone (compressed
+/// codecs), and `threads: 2` over `threads: 1`.
 fn container_lines(rows: &[Row]) -> Vec<String> {
     let mut tests: Vec<&str> = Vec::new();
     for r in rows {
@@ -318,7 +319,7 @@ fn container_lines(rows: &[Row]) -> Vec<String> {
         let codec = speed(t, &|r| r.library == Library::Limit && r.api == "codec only");
         if let (Some(read), Some(codec), false) = (read, codec, t.contains("Null")) {
             parts.push(format!(
-                "best one-core read at {:.0}% of the codec-only row",
+                "best read on one decode thread at {:.0}% of the codec-only row",
                 100.0 * read / codec
             ));
         }
