@@ -66,6 +66,8 @@ pub enum Command {
     Toarrow(crate::cmd::columnar::ToarrowArgs),
     /// Convert an Arrow IPC file to a container file.
     Fromarrow(crate::cmd::columnar::FromarrowArgs),
+    /// Run SQL over Avro files (DataFusion): `--table NAME=LOCATION`, then queries.
+    Sql(crate::cmd::sql::SqlArgs),
     /// Panic on purpose, to test the internal-error report (exit code 70).
     #[command(hide = true)]
     InternalPanic,

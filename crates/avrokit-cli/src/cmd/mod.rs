@@ -6,6 +6,7 @@ pub mod columnar;
 mod idl;
 mod read;
 mod schema;
+pub mod sql;
 mod write;
 
 use std::io::Read;
@@ -46,6 +47,7 @@ pub fn run(command: Command) -> CliResult<u8> {
         Command::Compat(a) => return schema::compat(&a),
         Command::Idl(a) => idl::idl(&a),
         Command::Idl2schemata(a) => idl::idl2schemata(&a),
+        Command::Sql(a) => sql::sql(&a),
         Command::InternalPanic => panic!("requested by `avrokit internal-panic`"),
     }
     .map(|()| 0)
@@ -73,24 +75,11 @@ pub(crate) fn threads_or_default(threads: Option<usize>) -> usize {
 pub fn codec_from_args(name: &str, level: Option<i32>) -> CliResult<Codec> {
     let usage = |e: avrokit::Error| CliError::usage(e.message().to_owned(), "--codec");
     let codec = Codec::from_name(name).map_err(usage)?;
-    let codec = match (codec, level) {
-        (c, None) => c,
-        (Codec::Deflate { .. }, Some(l)) => Codec::Deflate {
-            level: unsigned(l)?,
-        },
-        (Codec::Zstandard { .. }, Some(l)) => Codec::Zstandard { level: l },
-        (Codec::Bzip2 { .. }, Some(l)) => Codec::Bzip2 {
-            level: unsigned(l)?,
-        },
-        (Codec::Xz { .. }, Some(l)) => Codec::Xz {
-            level: unsigned(l)?,
-        },
-        (c, Some(_)) => {
-            return Err(CliError::usage(
-                format!("the {} codec has no levels", c.name()),
-                "--level",
-            ))
-        }
+    let codec = match level {
+        None => codec,
+        Some(l) => codec
+            .with_level(l)
+            .map_err(|e| CliError::usage(e.message().to_owned(), "--level"))?,
     };
     // Building a writer into nothing runs the library's own checks: the codec is compiled in
     // and its level is in range.
@@ -102,6 +91,3 @@ pub fn codec_from_args(name: &str, level: Option<i32>) -> CliResult<Codec> {
     Ok(codec)
 }
 
-fn unsigned(level: i32) -> CliResult<u32> {
-    u32::try_from(level).map_err(|_| CliError::usage("the level must not be negative", "--level"))
-}

@@ -100,6 +100,46 @@ impl Codec {
         })
     }
 
+    /// The same codec at compression `level` (deflate 0-9, zstandard its range, negative
+    /// levels included, bzip2 1-9, xz 0-9), checked, and checked to be enabled in this build.
+    ///
+    /// # Examples
+    /// ```
+    /// use avrokit::container::Codec;
+    /// assert_eq!(Codec::DEFLATE.with_level(9)?, Codec::Deflate { level: 9 });
+    /// assert!(Codec::Snappy.with_level(1).is_err());
+    /// assert!(Codec::DEFLATE.with_level(10).is_err());
+    /// # Ok::<(), avrokit::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::Codec`] for a codec without levels (`null`, `snappy`), a level out of
+    /// range, or a codec not built in.
+    pub fn with_level(self, level: i32) -> Result<Codec> {
+        let unsigned = || {
+            u32::try_from(level).map_err(|_| {
+                Error::new(
+                    ErrorKind::Codec,
+                    format!("the {} level must not be negative", self.name()),
+                )
+            })
+        };
+        let codec = match self {
+            Codec::Deflate { .. } => Codec::Deflate { level: unsigned()? },
+            Codec::Zstandard { .. } => Codec::Zstandard { level },
+            Codec::Bzip2 { .. } => Codec::Bzip2 { level: unsigned()? },
+            Codec::Xz { .. } => Codec::Xz { level: unsigned()? },
+            Codec::Null | Codec::Snappy => {
+                return Err(Error::new(
+                    ErrorKind::Codec,
+                    format!("the {} codec has no levels", self.name()),
+                ))
+            }
+        };
+        codec.check()?;
+        Ok(codec)
+    }
+
     /// True when this build of avrokit can read and write the codec (its cargo feature is on).
     pub fn is_enabled(&self) -> bool {
         match self {

@@ -414,6 +414,22 @@ impl Schema {
         write::to_json(self)
     }
 
+    /// The fewest bytes one datum of this schema can encode to: a lower bound (a recursive
+    /// type counts 0 for its recursion). Readers use it to reject a block that claims more
+    /// objects than its bytes can hold.
+    ///
+    /// # Examples
+    /// ```
+    /// use avrokit::Schema;
+    /// let s = Schema::parse_str(r#"{"type":"record","name":"R","fields":[
+    ///     {"name":"d","type":"double"},{"name":"s","type":"string"},{"name":"n","type":"null"}]}"#)?;
+    /// assert_eq!(s.min_encoded_size(), 9);
+    /// # Ok::<(), avrokit::Error>(())
+    /// ```
+    pub fn min_encoded_size(&self) -> u64 {
+        crate::container::reader::min_encoded_size(self)
+    }
+
     /// The Parsing Canonical Form of the specification.
     pub fn canonical_form(&self) -> String {
         canonical::canonical_form(self)

@@ -1,0 +1,247 @@
+//! avrokit-datafusion against DataFusion's built-in Avro format (arrow-avro), on a generated
+//! table of the mixed record of `avrokit-perf -container` (every Avro type a column can be).
+//!
+//! ```sh
+//! cargo bench -p avrokit-datafusion --profile sqlbench --bench sql -- [--mib 1024] [--runs 5] [--dir DIR]
+//! ```
+//!
+//! Two tables of the same records, `null` codec: one file (`one`), and the same rows in eight
+//! files (`eight`). Per query, the median of `--runs` runs, each on a fresh session; the
+//! ratios are built-in time / avrokit time. Statistics-answered `count(*)` is shown apart
+//! from a scanned one (`row_counts` off), so the scan itself is compared too.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use avrokit::container::{Codec, WriterBuilder};
+use avrokit::{Schema, Value};
+use avrokit_datafusion::{register_avro_with, AvroOptions};
+use datafusion::datasource::file_format::avro::AvroFormat as BuiltIn;
+use datafusion::datasource::listing::ListingOptions;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+const MIXED: &str = r#"{"type":"record","name":"Mixed","namespace":"perf","fields":[
+    {"name":"i","type":"int"},{"name":"l","type":"long"},{"name":"d","type":"double"},
+    {"name":"f","type":"float"},{"name":"b","type":"boolean"},{"name":"s","type":"string"},
+    {"name":"by","type":"bytes"},
+    {"name":"e","type":{"type":"enum","name":"Suit","symbols":["SPADES","HEARTS","DIAMONDS","CLUBS"]}},
+    {"name":"u","type":["null","string"]},
+    {"name":"a","type":{"type":"array","items":"long"}},
+    {"name":"m","type":{"type":"map","values":"int"}},
+    {"name":"n","type":{"type":"record","name":"Inner","fields":[
+        {"name":"id","type":"long"},{"name":"label","type":"string"}]}}]}"#;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn word(&mut self, max: u64) -> String {
+        let len = self.below(max + 1);
+        (0..len)
+            .map(|_| char::from(b'a' + self.below(26) as u8))
+            .collect()
+    }
+}
+
+fn record(rng: &mut Rng) -> Value {
+    Value::Record(vec![
+        Value::Int(rng.next() as i32),
+        Value::Long(rng.next() as i64),
+        Value::Double(rng.next() as f64 / u64::MAX as f64),
+        Value::Float(rng.next() as f32 / u64::MAX as f32),
+        Value::Boolean(rng.below(2) == 1),
+        Value::String(rng.word(40)),
+        Value::Bytes((0..rng.below(17)).map(|_| rng.next() as u8).collect()),
+        Value::Enum(rng.below(4) as u32),
+        if rng.below(2) == 0 {
+            Value::Union(0, Box::new(Value::Null))
+        } else {
+            Value::Union(1, Box::new(Value::String(rng.word(20))))
+        },
+        Value::Array((0..rng.below(6)).map(|_| Value::Long(rng.next() as i64)).collect()),
+        Value::Map(
+            (0..rng.below(4))
+                .map(|k| (format!("k{k}_{}", rng.below(100)), Value::Int(rng.next() as i32)))
+                .collect(),
+        ),
+        Value::Record(vec![
+            Value::Long(rng.next() as i64),
+            Value::String(rng.word(10)),
+        ]),
+    ])
+}
+
+/// Writes the two tables (once: kept in `dir` for later runs).
+fn generate(dir: &Path, mib: u64) -> (PathBuf, PathBuf) {
+    let one = dir.join(format!("one-{mib}"));
+    let eight = dir.join(format!("eight-{mib}"));
+    let done = dir.join(format!("done-{mib}"));
+    if done.exists() {
+        return (one, eight);
+    }
+    let _ = std::fs::remove_dir_all(&one);
+    let _ = std::fs::remove_dir_all(&eight);
+    std::fs::create_dir_all(&one).unwrap();
+    std::fs::create_dir_all(&eight).unwrap();
+    let schema = Schema::parse_str(MIXED).unwrap();
+    let target = mib * 1024 * 1024;
+    let open = |p: PathBuf| {
+        WriterBuilder::new(&schema)
+            .with_codec(Codec::Null)
+            .build(std::io::BufWriter::new(std::fs::File::create(p).unwrap()))
+            .unwrap()
+    };
+    let mut single = open(one.join("all.avro"));
+    let mut parts: Vec<_> = (0..8)
+        .map(|i| open(eight.join(format!("part-{i}.avro"))))
+        .collect();
+    let mut rng = Rng(2026);
+    let mut rows = 0u64;
+    let mut bytes = 0u64;
+    let mut datum = Vec::new();
+    while bytes < target {
+        let v = record(&mut rng);
+        datum.clear();
+        datum.extend(avrokit::to_datum_vec(&v, &schema).unwrap());
+        bytes += datum.len() as u64;
+        single.append_encoded(&datum).unwrap();
+        parts[(rows % 8) as usize].append_encoded(&datum).unwrap();
+        rows += 1;
+    }
+    single.into_inner().unwrap();
+    for p in parts {
+        p.into_inner().unwrap();
+    }
+    std::fs::write(&done, rows.to_string()).unwrap();
+    eprintln!("generated {rows} records, {} MiB of datums", bytes >> 20);
+    (one, eight)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Reader {
+    Avrokit { row_counts: bool },
+    BuiltIn,
+}
+
+async fn session(reader: Reader, table: &Path, partitions: usize) -> SessionContext {
+    let config = SessionConfig::new().with_target_partitions(partitions);
+    let ctx = SessionContext::new_with_config(config);
+    let location = format!("{}/", table.display());
+    match reader {
+        Reader::Avrokit { row_counts } => {
+            let options = AvroOptions::default().with_row_counts(row_counts);
+            register_avro_with(&ctx, "t", &location, options)
+                .await
+                .unwrap();
+        }
+        Reader::BuiltIn => {
+            let listing = ListingOptions::new(Arc::new(BuiltIn)).with_file_extension(".avro");
+            ctx.register_listing_table("t", location, listing, None, None)
+                .await
+                .unwrap();
+        }
+    }
+    ctx
+}
+
+async fn time(reader: Reader, table: &Path, partitions: usize, sql: &str, runs: usize) -> Duration {
+    let mut times = Vec::with_capacity(runs);
+    let mut answer = None;
+    for _ in 0..runs {
+        let ctx = session(reader, table, partitions).await;
+        let start = Instant::now();
+        let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
+        times.push(start.elapsed());
+        let text = datafusion::arrow::util::pretty::pretty_format_batches(&batches)
+            .unwrap()
+            .to_string();
+        if let Some(a) = &answer {
+            assert_eq!(a, &text, "{sql}: runs disagree");
+        }
+        answer = Some(text);
+    }
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.3}", d.as_secs_f64())
+}
+
+#[tokio::main]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut mib, mut runs) = (1024u64, 5usize);
+    let mut dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sql-bench");
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--mib" => mib = args.next().unwrap().parse().unwrap(),
+            "--runs" => runs = args.next().unwrap().parse().unwrap(),
+            "--dir" => dir = PathBuf::from(args.next().unwrap()),
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    let (one, eight) = generate(&dir, mib);
+    let parts = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let queries = [
+        ("count(*)", "SELECT count(*) FROM t"),
+        ("sum(d)", "SELECT sum(d) FROM t"),
+        (
+            "filter + group by",
+            "SELECT e, count(*), avg(d) FROM t WHERE b AND i > 0 GROUP BY e ORDER BY e",
+        ),
+    ];
+    println!("{mib} MiB table, median of {runs} runs, {parts} target partitions; seconds");
+    println!(
+        "| table | query | built-in | avrokit | built-in / avrokit | avrokit, count(*) scanned |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for (name, table) in [("one file", &one), ("eight files", &eight)] {
+        for (q, sql) in queries {
+            let theirs = time(Reader::BuiltIn, table, parts, sql, runs).await;
+            let ours = time(Reader::Avrokit { row_counts: true }, table, parts, sql, runs).await;
+            let scanned = if q == "count(*)" {
+                let t = time(Reader::Avrokit { row_counts: false }, table, parts, sql, runs).await;
+                format!(
+                    "{} ({:.2}x)",
+                    secs(t),
+                    theirs.as_secs_f64() / t.as_secs_f64()
+                )
+            } else {
+                String::new()
+            };
+            println!(
+                "| {name} | {q} | {} | {} | {:.2}x | {scanned} |",
+                secs(theirs),
+                secs(ours),
+                theirs.as_secs_f64() / ours.as_secs_f64()
+            );
+        }
+    }
+    // One large file: split scans over `parts` partitions against one.
+    println!();
+    println!("| one file, avrokit | 1 partition | {parts} partitions | speedup |");
+    println!("|---|---|---|---|");
+    for (q, sql) in queries.iter().skip(1) {
+        let single = time(Reader::Avrokit { row_counts: true }, &one, 1, sql, runs).await;
+        let split = time(Reader::Avrokit { row_counts: true }, &one, parts, sql, runs).await;
+        println!(
+            "| {q} | {} | {} | {:.2}x |",
+            secs(single),
+            secs(split),
+            single.as_secs_f64() / split.as_secs_f64()
+        );
+    }
+}
