@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use avrokit::container::WriterBuilder;
-use avrokit_arrow::BatchEncoder;
+use avrokit_arrow::{BatchEncoder, AVRO_SCHEMA_KEY};
 use avrokit_object_store::{ObjectWriter, UploadOptions};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::runtime::{JoinSet, SpawnedTask};
@@ -93,13 +93,7 @@ impl FileSink for AvroSink {
         mut file_stream_rx: DemuxedStreamReceiver,
         object_store: Arc<dyn ObjectStore>,
     ) -> Result<u64> {
-        let schema = get_writer_schema(&self.config);
-        // Checked once: the Arrow types have Avro counterparts (or fit the table's Avro
-        // schema, carried in the schema's metadata).
-        let encoder = Arc::new(
-            BatchEncoder::new(&schema)
-                .map_err(|e| DataFusionError::Plan(format!("writing Avro: {e}")))?,
-        );
+        let encoder = Arc::new(encoder_for(&get_writer_schema(&self.config))?);
         let mut tasks: JoinSet<Result<u64>> = JoinSet::new();
         while let Some((path, rx)) = file_stream_rx.recv().await {
             let (encoder, store) = (Arc::clone(&encoder), Arc::clone(&object_store));
@@ -129,6 +123,23 @@ impl FileSink for AvroSink {
             Some(e) => Err(e),
             None => Ok(rows),
         }
+    }
+}
+
+/// The encoder of the files: the Avro schema the output's schema carries (an `INSERT INTO`
+/// an Avro table writes its files as the table's Avro schema) when it still describes these
+/// columns, else one derived from the Arrow types (a `COPY` of a projection or a
+/// computation). Checked once: every column has an Avro counterpart.
+fn encoder_for(schema: &SchemaRef) -> Result<BatchEncoder> {
+    let fail = |e: avrokit_arrow::Error| DataFusionError::Plan(format!("writing Avro: {e}"));
+    match BatchEncoder::new(schema) {
+        Ok(e) => Ok(e),
+        Err(_) if schema.metadata().contains_key(AVRO_SCHEMA_KEY) => {
+            let mut bare = schema.as_ref().clone();
+            bare.metadata.remove(AVRO_SCHEMA_KEY);
+            BatchEncoder::new(&Arc::new(bare)).map_err(fail)
+        }
+        Err(e) => Err(fail(e)),
     }
 }
 

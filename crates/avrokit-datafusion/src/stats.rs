@@ -59,7 +59,14 @@ pub(crate) fn count_rows(
         if marker != sync {
             return None;
         }
-        if !compressed && h.count.checked_mul(min_size)? > h.size {
+        // As the reader holds them: objects must fit the bytes, and objects of no bytes are
+        // bounded by the allocation limit.
+        let too_many = if min_size == 0 {
+            h.count > limits.max_alloc as u64
+        } else {
+            h.count.checked_mul(min_size)? > h.size
+        };
+        if !compressed && too_many {
             return None;
         }
         rows = rows.checked_add(h.count)?;
