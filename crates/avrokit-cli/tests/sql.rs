@@ -17,7 +17,9 @@ const SCHEMA: &str = r#"{"type":"record","name":"Row","fields":[
     {"name":"inner","type":{"type":"record","name":"In","fields":[{"name":"k","type":"int"}]}}]}"#;
 
 fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sql").join(test);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("sql")
+        .join(test);
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir
@@ -48,12 +50,23 @@ fn data(dir: &Path, name: &str, count: &str, codec: &str) -> (PathBuf, Vec<serde
     let file = dir.join(name);
     ok(
         output(Command::new(BIN).args([
-            "random", "--schema", s(&schema), "--count", count, "--seed", "9", "--codec", codec,
+            "random",
+            "--schema",
+            s(&schema),
+            "--count",
+            count,
+            "--seed",
+            "9",
+            "--codec",
+            codec,
             s(&file),
         ])),
         "random",
     );
-    let json = ok(output(Command::new(BIN).args(["tojson", s(&file)])), "tojson");
+    let json = ok(
+        output(Command::new(BIN).args(["tojson", s(&file)])),
+        "tojson",
+    );
     let recs = json
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -84,7 +97,7 @@ fn queries_answer_as_tojson_reads_the_file() {
     let jsonl = ok(
         output(Command::new(BIN).args([
             "sql",
-            "SELECT id, name FROM t ORDER BY id LIMIT 3",
+            "SELECT id, name FROM t ORDER BY id, name LIMIT 3",
             "--table",
             &format!("t={}", s(&dir)),
             "--format",
@@ -108,7 +121,10 @@ fn queries_answer_as_tojson_reads_the_file() {
         .lines()
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            (v["id"].as_i64().unwrap(), v["name"].as_str().unwrap().to_owned())
+            (
+                v["id"].as_i64().unwrap(),
+                v["name"].as_str().unwrap().to_owned(),
+            )
         })
         .collect();
     assert_eq!(got, ids[..3]);
@@ -150,7 +166,10 @@ fn queries_come_from_stdin_and_write_with_copy() {
     );
     let count = ok(output(Command::new(BIN).args(["count", s(&copy)])), "count");
     assert_eq!(count.trim(), scored.to_string());
-    let meta = ok(output(Command::new(BIN).args(["getmeta", s(&copy)])), "getmeta");
+    let meta = ok(
+        output(Command::new(BIN).args(["getmeta", s(&copy)])),
+        "getmeta",
+    );
     assert!(meta.contains("avro.codec\tdeflate"), "{meta}");
 }
 

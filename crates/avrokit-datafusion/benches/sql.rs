@@ -68,10 +68,19 @@ fn record(rng: &mut Rng) -> Value {
         } else {
             Value::Union(1, Box::new(Value::String(rng.word(20))))
         },
-        Value::Array((0..rng.below(6)).map(|_| Value::Long(rng.next() as i64)).collect()),
+        Value::Array(
+            (0..rng.below(6))
+                .map(|_| Value::Long(rng.next() as i64))
+                .collect(),
+        ),
         Value::Map(
             (0..rng.below(4))
-                .map(|k| (format!("k{k}_{}", rng.below(100)), Value::Int(rng.next() as i32)))
+                .map(|k| {
+                    (
+                        format!("k{k}_{}", rng.below(100)),
+                        Value::Int(rng.next() as i32),
+                    )
+                })
                 .collect(),
         ),
         Value::Record(vec![
@@ -211,9 +220,23 @@ async fn main() {
     for (name, table) in [("one file", &one), ("eight files", &eight)] {
         for (q, sql) in queries {
             let theirs = time(Reader::BuiltIn, table, parts, sql, runs).await;
-            let ours = time(Reader::Avrokit { row_counts: true }, table, parts, sql, runs).await;
+            let ours = time(
+                Reader::Avrokit { row_counts: true },
+                table,
+                parts,
+                sql,
+                runs,
+            )
+            .await;
             let scanned = if q == "count(*)" {
-                let t = time(Reader::Avrokit { row_counts: false }, table, parts, sql, runs).await;
+                let t = time(
+                    Reader::Avrokit { row_counts: false },
+                    table,
+                    parts,
+                    sql,
+                    runs,
+                )
+                .await;
                 format!(
                     "{} ({:.2}x)",
                     secs(t),

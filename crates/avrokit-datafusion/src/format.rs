@@ -156,10 +156,17 @@ impl FileFormat for AvroFormat {
         let limits = self.options.limits();
         let counted = tokio::task::spawn_blocking(move || {
             let header = read_header(&mut file, limits).ok()?;
-            let schema = Schema::parse_str(std::str::from_utf8(header.get("avro.schema")?).ok()?)
-                .ok()?;
+            let schema =
+                Schema::parse_str(std::str::from_utf8(header.get("avro.schema")?).ok()?).ok()?;
             let compressed = !matches!(header.get("avro.codec"), None | Some(b"null"));
-            count_rows(&mut file, len, &header, schema.min_encoded_size(), compressed, limits)
+            count_rows(
+                &mut file,
+                len,
+                &header,
+                schema.min_encoded_size(),
+                compressed,
+                limits,
+            )
         })
         .await
         .map_err(|e| DataFusionError::External(Box::new(e)))?;

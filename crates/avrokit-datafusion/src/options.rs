@@ -191,8 +191,14 @@ mod tests {
     fn bad_options_say_which() {
         for (pairs, says) in [
             (&[("codec", "lz4")][..], "unknown codec"),
-            (&[("codec", "snappy"), ("codec_level", "3")][..], "no levels"),
-            (&[("codec", "deflate"), ("codec_level", "x")][..], "not an integer"),
+            (
+                &[("codec", "snappy"), ("codec_level", "3")][..],
+                "no levels",
+            ),
+            (
+                &[("codec", "deflate"), ("codec_level", "x")][..],
+                "not an integer",
+            ),
             (&[("reader_schema", "{")][..], "not a valid Avro schema"),
             (&[("utf8_view", "yes")][..], "not true or false"),
             (&[("colour", "red")][..], "unknown Avro option"),

@@ -95,10 +95,7 @@ fn merge(writers: &[Schema], names: &[String]) -> Result<Schema> {
         let versions: Vec<&Map<String, Json>> = records
             .iter()
             .rev()
-            .filter_map(|r| {
-                fields(r)
-                    .find(|f| f.get("name").and_then(Json::as_str) == Some(name))
-            })
+            .filter_map(|r| fields(r).find(|f| f.get("name").and_then(Json::as_str) == Some(name)))
             .collect();
         let mut field = pick_type(name, &versions)?;
         if versions.len() < records.len() && !field.contains_key("default") {
@@ -139,10 +136,7 @@ fn pick_type(name: &str, versions: &[&Map<String, Json>]) -> Result<Map<String, 
     }
     // Types are compared as standalone schemas; a named type defined elsewhere in its file
     // cannot stand alone, and then that candidate is passed over.
-    let standalone = |v: &Map<String, Json>| {
-        v.get("type")
-            .and_then(|t| Schema::parse_json(t).ok())
-    };
+    let standalone = |v: &Map<String, Json>| v.get("type").and_then(|t| Schema::parse_json(t).ok());
     let parsed: Vec<Option<Schema>> = versions.iter().map(|v| standalone(v)).collect();
     if parsed.iter().all(Option::is_some) {
         let parsed: Vec<Schema> = parsed.into_iter().flatten().collect();
@@ -252,8 +246,8 @@ mod tests {
 
     #[test]
     fn non_record_schemas_that_no_one_reads_are_an_error() {
-        let e = table_reader_schema(&[s(r#""int""#), s(r#""boolean""#)], &names(2), None)
-            .unwrap_err();
+        let e =
+            table_reader_schema(&[s(r#""int""#), s(r#""boolean""#)], &names(2), None).unwrap_err();
         assert!(e.to_string().contains("not a record"), "{e}");
     }
 }

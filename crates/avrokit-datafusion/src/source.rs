@@ -9,12 +9,12 @@ use avrokit_arrow::AVRO_SCHEMA_KEY;
 use avrokit_object_store::ObjectReaderBuilder;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::{
     FileOpenFuture, FileOpener, FileScanConfig, FileSource,
 };
 use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
 use datafusion::datasource::table_schema::TableSchema;
-use datafusion::datasource::listing::PartitionedFile;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::physical_expr_adapter::BatchAdapterFactory;
 use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
@@ -93,7 +93,11 @@ impl FileSource for AvroSource {
         _partition: usize,
     ) -> Result<Arc<dyn FileOpener>> {
         let projected = self.projected_file_schema()?;
-        let columns: Vec<String> = projected.fields().iter().map(|f| f.name().clone()).collect();
+        let columns: Vec<String> = projected
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
         let all_columns = columns.len() == self.table_schema.file_schema().fields().len();
         let opener = Arc::new(AvroOpener {
             store: object_store,

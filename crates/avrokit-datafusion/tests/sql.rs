@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 
 use avrokit_datafusion::{avro_session, register_avro, register_avro_with, AvroOptions};
@@ -44,7 +44,7 @@ fn session(partitions: usize) -> SessionContext {
     avro_session(config).unwrap()
 }
 
-async fn tables(ctx: &SessionContext, t: &PathBuf, k: &PathBuf, options: AvroOptions) {
+async fn tables(ctx: &SessionContext, t: &Path, k: &Path, options: AvroOptions) {
     let t = format!("{}/", t.display());
     register_avro_with(ctx, "t", &t, options.clone())
         .await
@@ -108,9 +108,14 @@ async fn a_large_file_is_split_across_partitions_and_each_record_read_once() {
     let root = dir("split");
     let big = root.join("big.avro");
     let mut rng = Rng::new(3);
-    write_file(&big, MIXED, avrokit::container::Codec::Snappy, 30_000, 500, || {
-        mixed(&mut rng)
-    });
+    write_file(
+        &big,
+        MIXED,
+        avrokit::container::Codec::Snappy,
+        30_000,
+        500,
+        || mixed(&mut rng),
+    );
     let sql = "SELECT count(*), sum(i), sum(n.id), count(u) FROM t";
     let mut answers = Vec::new();
     for partitions in [1, 4] {
@@ -128,6 +133,25 @@ async fn a_large_file_is_split_across_partitions_and_each_record_read_once() {
     }
     assert_eq!(answers[0], answers[1]);
     assert_eq!(answers[0][0][0], "30000");
+
+    // DataFusion's built-in format reads the same file on one partition, whatever the target.
+    let theirs = SessionContext::new_with_config(
+        SessionConfig::new()
+            .with_target_partitions(4)
+            .set_usize("datafusion.optimizer.repartition_file_min_size", 1),
+    );
+    let listing = ListingOptions::new(Arc::new(BuiltInAvro)).with_file_extension(".avro");
+    theirs
+        .register_listing_table("t", big.to_str().unwrap(), listing, None, None)
+        .await
+        .unwrap();
+    let p = plan(&theirs, "SELECT sum(i) FROM t").await;
+    assert!(p.contains("file_groups={1 group"), "{p}");
+    assert_eq!(
+        rows(&theirs, sql).await,
+        answers[0],
+        "the built-in format's answer"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -212,7 +236,13 @@ async fn files_of_different_writer_schemas_read_as_one_table() {
             "SELECT count(*), sum(id), count(score), sum(score), arrow_typeof(min(id)) FROM t"
         )
         .await,
-        [["15", &(55 + 101 + 102 + 103 + 104 + 105).to_string(), "5", "257.5", "Int64"]]
+        [[
+            "15",
+            &(55 + 101 + 102 + 103 + 104 + 105).to_string(),
+            "5",
+            "257.5",
+            "Int64"
+        ]]
     );
 
     // A reader schema that cannot read a file names it.
@@ -291,7 +321,10 @@ async fn malformed_files_give_query_errors() {
         n += 1;
         let ctx = session(2);
         // Either the table cannot be made (a bad header) or reading it fails.
-        if register_avro(&ctx, "t", path.to_str().unwrap()).await.is_err() {
+        if register_avro(&ctx, "t", path.to_str().unwrap())
+            .await
+            .is_err()
+        {
             continue;
         }
         let e = error(&ctx, "SELECT * FROM t").await;
@@ -304,9 +337,14 @@ async fn malformed_files_give_query_errors() {
     let root = dir("truncated");
     let whole = root.join("whole.avro");
     let mut rng = Rng::new(5);
-    write_file(&whole, MIXED, avrokit::container::Codec::Null, 3000, 200, || {
-        mixed(&mut rng)
-    });
+    write_file(
+        &whole,
+        MIXED,
+        avrokit::container::Codec::Null,
+        3000,
+        200,
+        || mixed(&mut rng),
+    );
     let bytes = std::fs::read(&whole).unwrap();
     let cut = root.join("cut.avro");
     std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
@@ -365,9 +403,16 @@ async fn copy_and_insert_write_avro_that_reads_back() {
             .args(["-c", script, out.to_str().unwrap()])
             .output()
             .unwrap();
-        assert!(py.status.success(), "{}", String::from_utf8_lossy(&py.stderr));
+        assert!(
+            py.status.success(),
+            "{}",
+            String::from_utf8_lossy(&py.stderr)
+        );
         let ours = rows(&ctx, "SELECT count(*), sum(i), sum(n.id) FROM c").await;
-        assert_eq!(String::from_utf8_lossy(&py.stdout).trim(), ours[0].join(" "));
+        assert_eq!(
+            String::from_utf8_lossy(&py.stdout).trim(),
+            ours[0].join(" ")
+        );
     }
 
     // INSERT INTO an external table over a directory: each insert adds a file.
@@ -382,7 +427,11 @@ async fn copy_and_insert_write_avro_that_reads_back() {
     )
     .await;
     rows(&ctx, "INSERT INTO d VALUES (1, 'a'), (2, NULL)").await;
-    rows(&ctx, "INSERT INTO d SELECT CAST(i AS BIGINT), s FROM t WHERE i < 3").await;
+    rows(
+        &ctx,
+        "INSERT INTO d SELECT CAST(i AS BIGINT), s FROM t WHERE i < 3",
+    )
+    .await;
     let want = rows(&ctx, "SELECT count(*) + 2, sum(i) + 3 FROM t WHERE i < 3").await;
     assert_eq!(rows(&ctx, "SELECT count(*), sum(x) FROM d").await, want);
     // The one NULL inserted reads back as NULL (the column is `["null", "string"]`).

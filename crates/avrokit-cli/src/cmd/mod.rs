@@ -90,4 +90,3 @@ pub fn codec_from_args(name: &str, level: Option<i32>) -> CliResult<Codec> {
         .map_err(|e| CliError::usage(e.message().to_owned(), "--codec/--level"))?;
     Ok(codec)
 }
-

@@ -84,7 +84,11 @@ pub fn mixed(rng: &mut Rng) -> Value {
         } else {
             Value::Union(1, Box::new(Value::String(rng.word(8))))
         },
-        Value::Array((0..rng.below(5)).map(|_| Value::Long(rng.below(100) as i64)).collect()),
+        Value::Array(
+            (0..rng.below(5))
+                .map(|_| Value::Long(rng.below(100) as i64))
+                .collect(),
+        ),
         Value::Record(vec![
             Value::Long(rng.below(10_000) as i64),
             Value::String(label),
@@ -116,7 +120,9 @@ pub fn write_file(
 
 /// A fresh directory for one test.
 pub fn dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sql").join(name);
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("sql")
+        .join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

@@ -80,7 +80,7 @@ pub mod framing;
 mod codec;
 #[cfg(feature = "tokio")]
 mod nonblocking;
-pub(crate) mod reader;
+mod reader;
 mod split_seek;
 #[cfg(test)]
 mod tests;

@@ -427,7 +427,51 @@ impl Schema {
     /// # Ok::<(), avrokit::Error>(())
     /// ```
     pub fn min_encoded_size(&self) -> u64 {
-        crate::container::reader::min_encoded_size(self)
+        fn go(schema: &Schema, id: NodeId, memo: &mut [Option<u64>], busy: &mut [bool]) -> u64 {
+            let i = id.index();
+            if let Some(v) = memo[i] {
+                return v;
+            }
+            if busy[i] {
+                return 0;
+            }
+            busy[i] = true;
+            let v = match &schema.node(id).kind {
+                NodeKind::Null => 0,
+                NodeKind::Boolean
+                | NodeKind::Int
+                | NodeKind::Long
+                | NodeKind::Bytes
+                | NodeKind::String
+                | NodeKind::Enum(_)
+                | NodeKind::Array(_)
+                | NodeKind::Map(_) => 1,
+                NodeKind::Float => 4,
+                NodeKind::Double => 8,
+                NodeKind::Fixed(f) => f.size as u64,
+                NodeKind::Record(r) => r.fields.iter().fold(0u64, |acc, f| {
+                    acc.saturating_add(go(schema, f.schema, memo, busy))
+                }),
+                NodeKind::Union(u) => {
+                    1 + u
+                        .variants
+                        .iter()
+                        .map(|&b| go(schema, b, memo, busy))
+                        .min()
+                        .unwrap_or(0)
+                }
+            };
+            busy[i] = false;
+            memo[i] = Some(v);
+            v
+        }
+        let n = self.nodes().len();
+        go(
+            self,
+            self.root_id(),
+            &mut vec![None; n],
+            &mut vec![false; n],
+        )
     }
 
     /// The Parsing Canonical Form of the specification.

@@ -5,7 +5,7 @@ use super::Current;
 use crate::container::framing::BlockHeader;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::Limits;
-use crate::schema::{NodeId, NodeKind, Schema};
+use crate::schema::Schema;
 
 /// Checks a block's object count against its (decompressed) size.
 pub(super) fn check_count(
@@ -98,53 +98,9 @@ pub(super) fn data_start(c: &Current) -> u64 {
     }
 }
 
-/// The fewest bytes one datum of `schema` can encode to (a lower bound: recursion counts 0).
+/// The fewest bytes one datum of `schema` can encode to (see [`Schema::min_encoded_size`]).
 pub(crate) fn min_encoded_size(schema: &Schema) -> u64 {
-    fn go(schema: &Schema, id: NodeId, memo: &mut [Option<u64>], busy: &mut [bool]) -> u64 {
-        let i = id.index();
-        if let Some(v) = memo[i] {
-            return v;
-        }
-        if busy[i] {
-            return 0;
-        }
-        busy[i] = true;
-        let v = match &schema.node(id).kind {
-            NodeKind::Null => 0,
-            NodeKind::Boolean
-            | NodeKind::Int
-            | NodeKind::Long
-            | NodeKind::Bytes
-            | NodeKind::String
-            | NodeKind::Enum(_)
-            | NodeKind::Array(_)
-            | NodeKind::Map(_) => 1,
-            NodeKind::Float => 4,
-            NodeKind::Double => 8,
-            NodeKind::Fixed(f) => f.size as u64,
-            NodeKind::Record(r) => r.fields.iter().fold(0u64, |acc, f| {
-                acc.saturating_add(go(schema, f.schema, memo, busy))
-            }),
-            NodeKind::Union(u) => {
-                1 + u
-                    .variants
-                    .iter()
-                    .map(|&b| go(schema, b, memo, busy))
-                    .min()
-                    .unwrap_or(0)
-            }
-        };
-        busy[i] = false;
-        memo[i] = Some(v);
-        v
-    }
-    let n = schema.nodes().len();
-    go(
-        schema,
-        schema.root_id(),
-        &mut vec![None; n],
-        &mut vec![false; n],
-    )
+    schema.min_encoded_size()
 }
 
 /// The records of block `h` ended at byte `end` of its `len` bytes of (decompressed) data.
