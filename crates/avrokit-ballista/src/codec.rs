@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use avrokit::container::Codec;
 use avrokit::{Limits, Schema};
-use avrokit_datafusion::{AvroFormat, AvroOptions, AvroSource};
+use avrokit_datafusion::{AvroFormat, AvroOptions, AvroSink, AvroSource};
 use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::TableProvider;
@@ -20,7 +20,8 @@ use datafusion::datasource::file_format::FileFormatFactory;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
-use datafusion::datasource::physical_plan::FileScanConfig;
+use datafusion::datasource::physical_plan::{FileScanConfig, FileSink, FileSinkConfig};
+use datafusion::datasource::sink::DataSinkExec;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::TaskContext;
@@ -47,6 +48,7 @@ const MARKER: &[u8] = b"\xFFavrokit\x01";
 /// After the marker: what the payload holds.
 const KIND_TABLE: u8 = 1;
 const KIND_SCAN: u8 = 2;
+const KIND_SINK: u8 = 3;
 
 /// The client's and the scheduler's codec: Avro tables (an [`AvroTable`]) travel as their
 /// paths, partition columns and [`AvroOptions`]; the scheduler lists the files and plans the
@@ -120,6 +122,16 @@ struct OptionsNode {
 struct ScanNode {
     #[prost(message, optional, tag = "1")]
     base_conf: Option<protobuf::FileScanExecConf>,
+    #[prost(message, optional, tag = "2")]
+    options: Option<OptionsNode>,
+}
+
+/// The wire form of a write of Avro files (`INSERT INTO` an Avro table): DataFusion's file-sink
+/// config and avrokit's options; the input plan travels as the node's child.
+#[derive(Clone, PartialEq, prost::Message)]
+struct SinkNode {
+    #[prost(message, optional, tag = "1")]
+    config: Option<protobuf::FileSinkConfig>,
     #[prost(message, optional, tag = "2")]
     options: Option<OptionsNode>,
 }
@@ -374,8 +386,9 @@ fn decode_options(node: Option<&OptionsNode>, what: &str) -> Result<AvroOptions>
 
 /// The executors' and the scheduler's codec: scans of Avro files (a `DataSourceExec` of an
 /// [`AvroSource`]) travel as DataFusion's file-scan config, with each file's byte range, and
-/// the source's [`AvroOptions`]. Everything else goes to the wrapped codec (Ballista's by
-/// default).
+/// the source's [`AvroOptions`]; writes (a `DataSinkExec` of an [`AvroSink`], from `INSERT
+/// INTO` an Avro table) as DataFusion's file-sink config and the options. Everything else goes
+/// to the wrapped codec (Ballista's by default).
 #[derive(Debug)]
 pub struct AvroPhysicalCodec {
     inner: Arc<dyn PhysicalExtensionCodec>,
@@ -395,6 +408,13 @@ impl Default for AvroPhysicalCodec {
     }
 }
 
+/// The sink of `plan`, when it is a write of Avro files.
+fn avro_sink(plan: &dyn ExecutionPlan) -> Option<(&DataSinkExec, &AvroSink)> {
+    let exec = plan.downcast_ref::<DataSinkExec>()?;
+    let sink = exec.sink().downcast_ref::<AvroSink>()?;
+    Some((exec, sink))
+}
+
 /// The file-scan config and Avro source of `plan`, when it is a scan of Avro files.
 fn avro_scan(plan: &dyn ExecutionPlan) -> Option<(&FileScanConfig, &AvroSource)> {
     let exec = plan.downcast_ref::<DataSourceExec>()?;
@@ -411,6 +431,9 @@ impl PhysicalExtensionCodec for AvroPhysicalCodec {
         ctx: &TaskContext,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<Arc<dyn ExecutionPlan>> {
+        if let Some(body) = payload(buf, KIND_SINK) {
+            return decode_sink(body, inputs);
+        }
         let Some(body) = payload(buf, KIND_SCAN) else {
             return self.inner.try_decode(buf, inputs, ctx, proto_converter);
         };
@@ -433,6 +456,22 @@ impl PhysicalExtensionCodec for AvroPhysicalCodec {
         buf: &mut Vec<u8>,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<()> {
+        if let Some((exec, sink)) = avro_sink(node.as_ref()) {
+            if exec.sort_order().is_some() {
+                return Err(DataFusionError::NotImplemented(
+                    "writing Avro files in a required order on a Ballista cluster".to_owned(),
+                ));
+            }
+            let node = SinkNode {
+                config: Some(protobuf::FileSinkConfig::try_from(sink.config())?),
+                options: Some(encode_options(sink.options())?),
+            };
+            buf.extend_from_slice(MARKER);
+            buf.push(KIND_SINK);
+            return node
+                .encode(buf)
+                .map_err(|e| wire_error(format!("Avro sink: {e}")));
+        }
         let Some((conf, source)) = avro_scan(node.as_ref()) else {
             return self.inner.try_encode(node, buf, proto_converter);
         };
@@ -507,6 +546,24 @@ impl PhysicalExtensionCodec for AvroPhysicalCodec {
     fn try_encode_udwf(&self, node: &WindowUDF, buf: &mut Vec<u8>) -> Result<()> {
         self.inner.try_encode_udwf(node, buf)
     }
+}
+
+fn decode_sink(body: &[u8], inputs: &[Arc<dyn ExecutionPlan>]) -> Result<Arc<dyn ExecutionPlan>> {
+    let node = SinkNode::decode(body).map_err(|e| wire_error(format!("Avro sink: {e}")))?;
+    let config = node
+        .config
+        .as_ref()
+        .ok_or_else(|| wire_error("Avro sink: no file-sink config".to_owned()))?;
+    let config = FileSinkConfig::try_from(config)?;
+    let options = decode_options(node.options.as_ref(), "Avro sink")?;
+    let [input] = inputs else {
+        return Err(wire_error(format!(
+            "Avro sink: {} inputs, not one",
+            inputs.len()
+        )));
+    };
+    let sink = Arc::new(AvroSink::new(config, options));
+    Ok(Arc::new(DataSinkExec::new(Arc::clone(input), sink, None)))
 }
 
 /// The body of an avrokit payload of `kind`, or `None` when `buf` is not one (it is the

@@ -399,6 +399,41 @@ async fn queries_on_a_cluster_match_local_datafusion_and_the_files() {
         in_order(rows(&local, &sql.replace("t2", "t")).await, false)
     );
 
+    // INSERT INTO an Avro table: the executors write the file, which then reads back, on the
+    // cluster and with avrokit's reader.
+    let out = data.k.parent().unwrap().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::copy(&data.k, out.join("first.avro")).unwrap();
+    register_avro(&remote, "o", &format!("{}/", out.display()))
+        .await
+        .unwrap();
+    let inserted = rows(
+        &remote,
+        "INSERT INTO o SELECT key, tag FROM k WHERE key < 500",
+    )
+    .await;
+    let keys = records(&data.k);
+    let small = keys.iter().filter(|r| int(&r[0]) < 500).count();
+    assert_eq!(inserted, vec![vec![small.to_string()]]);
+    assert!(
+        cluster.tasks().iter().any(|t| t.plan.contains("AvroSink(")),
+        "no executor ran the write"
+    );
+    let written = records(&out);
+    assert_eq!(written.len(), keys.len() + small);
+    let sql = "SELECT tag, count(*), sum(key) FROM o GROUP BY tag ORDER BY tag";
+    let mut answer: BTreeMap<String, (u64, i64)> = BTreeMap::new();
+    for r in &written {
+        let g = answer.entry(string(&r[1])).or_default();
+        g.0 += 1;
+        g.1 += int(&r[0]);
+    }
+    let answer: Vec<Vec<String>> = answer
+        .iter()
+        .map(|(tag, (n, s))| vec![tag.clone(), n.to_string(), s.to_string()])
+        .collect();
+    assert_eq!(rows(&remote, sql).await, answer, "{sql}");
+
     // A bare listing table of avrokit's format cannot leave the client: a query error, not a
     // panic or a wrong answer.
     avrokit_datafusion::register_avro(&remote, "bare", data.k.to_str().unwrap())
