@@ -399,6 +399,32 @@ async fn queries_on_a_cluster_match_local_datafusion_and_the_files() {
         in_order(rows(&local, &sql.replace("t2", "t")).await, false)
     );
 
+    // Options travel with the table: a reader schema with a field the files lack (read as its
+    // default) and without the others, and strings as Utf8View.
+    let reader = Schema::parse_str(
+        r#"{"type":"record","name":"Mixed","namespace":"t","fields":[
+            {"name":"i","type":"int"},
+            {"name":"extra","type":"long","default":42},
+            {"name":"s","type":"string"}]}"#,
+    )
+    .unwrap();
+    let options = AvroOptions::default()
+        .with_reader_schema(reader)
+        .with_utf8_view(true);
+    let location = format!("{}/", data.t.display());
+    avrokit_ballista::register_avro_with(&remote, "r", &location, options.clone())
+        .await
+        .unwrap();
+    avrokit_datafusion::register_avro_with(&local, "r", &location, options)
+        .await
+        .unwrap();
+    let sql = "SELECT sum(i), sum(extra), max(s), arrow_typeof(max(s)) FROM r";
+    let all = records(&data.t);
+    let here = rows(&local, sql).await;
+    assert_eq!(rows(&remote, sql).await, here, "{sql}");
+    assert_eq!(here[0][1], (42 * all.len()).to_string());
+    assert_eq!(here[0][3], "Utf8View");
+
     // INSERT INTO an Avro table: the executors write the file, which then reads back, on the
     // cluster and with avrokit's reader.
     let out = data.k.parent().unwrap().join("out");
