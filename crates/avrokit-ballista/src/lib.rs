@@ -9,9 +9,11 @@
 //!   and [`AvroOptions`](avrokit_datafusion::AvroOptions); the scheduler lists the files and
 //!   plans the scan, splits of large files included.
 //! - [`AvroPhysicalCodec`]: a scan of Avro files as DataFusion's file-scan config (each file
-//!   with its byte range, the projection, the limit) and the same options.
+//!   with its byte range, the projection, the limit) and the same options; a write
+//!   (`INSERT INTO` an Avro table) as DataFusion's file-sink config and the options.
 //!
-//! Everything else they hand to Ballista's own codecs.
+//! Everything else they hand to Ballista's own codecs. What is not carried yet (`COPY`, a
+//! Ballista 55 bug with sorted dictionary groups) is in the crate's README.
 //!
 //! - [`register_avro`]: an Avro table that can travel (plain DataFusion listing tables of
 //!   avrokit's format cannot: DataFusion encodes those itself and knows only its own formats).
