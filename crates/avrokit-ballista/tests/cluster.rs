@@ -212,10 +212,10 @@ fn queries(data: &Data) -> Vec<(&'static str, Vec<Vec<String>>)> {
         g.0 += 1;
         g.1 += int(&r[0]);
     }
-    // No `ORDER BY e`: on Ballista 55, sorting the groups of a dictionary column (avrokit-arrow
-    // reads enums as dictionaries) fails in the stage after the shuffle ("RowConverter column
-    // schema mismatch, expected Dictionary(Int32, Utf8) got Utf8"), with DataFusion's own CSV
-    // tables too (`arrow_cast(a, 'Dictionary(Int32, Utf8)')`); local DataFusion sorts them.
+    // No `ORDER BY e`: Ballista 55 hands dictionary columns (avrokit-arrow reads enums as
+    // dictionaries) to other executors as their value type, so sorting them after a remote
+    // shuffle read fails ("RowConverter column schema mismatch, expected Dictionary(Int32,
+    // Utf8) got Utf8"), with DataFusion's own CSV tables too; see the README.
     queries.push((
         "SELECT e, count(*), sum(i) FROM t WHERE b GROUP BY e",
         groups
