@@ -635,6 +635,66 @@ mod tests {
     }
 
     #[test]
+    fn tables_survive_the_wire_with_globs_partitions_and_options() {
+        use datafusion::arrow::datatypes::{DataType, Field};
+        let file_schema = datafusion::arrow::datatypes::Schema::new(vec![Field::new(
+            "a",
+            DataType::Int64,
+            false,
+        )])
+        .with_metadata([("avro.schema".to_owned(), r#""long""#.to_owned())].into());
+        let urls = vec![
+            ListingTableUrl::parse("/data/events/*.avro").unwrap(),
+            ListingTableUrl::parse("s3://bucket/more/").unwrap(),
+        ];
+        let options = AvroOptions::default().with_codec(Codec::Deflate { level: 3 });
+        let listing = ListingOptions::new(Arc::new(AvroFormat::new(options)))
+            .with_file_extension(".avro")
+            .with_table_partition_cols(vec![("day".to_owned(), DataType::Utf8)]);
+        let config = ListingTableConfig::new_with_multi_paths(urls.clone())
+            .with_listing_options(listing)
+            .with_schema(Arc::new(file_schema));
+        let table = AvroTable::try_new(ListingTable::try_new(config).unwrap()).unwrap();
+        let codec = AvroLogicalCodec::default();
+        let name = TableReference::bare("t");
+        let provider: Arc<dyn TableProvider> = Arc::new(table);
+        let mut buf = Vec::new();
+        codec
+            .try_encode_table_provider(&name, Arc::clone(&provider), &mut buf)
+            .unwrap();
+        let back = codec
+            .try_decode_table_provider(&buf, &name, provider.schema(), &TaskContext::default())
+            .unwrap();
+        let back = back.downcast_ref::<AvroTable>().expect("not an AvroTable");
+        assert_eq!(back.schema(), provider.schema());
+        assert_eq!(back.listing_table().table_paths(), &urls);
+        assert_eq!(
+            back.listing_table().table_paths()[0]
+                .get_glob()
+                .as_ref()
+                .map(|g| g.as_str()),
+            urls[0].get_glob().as_ref().map(|g| g.as_str())
+        );
+        let lo = back.listing_table().options();
+        assert_eq!(lo.file_extension, ".avro");
+        assert_eq!(
+            lo.table_partition_cols,
+            vec![("day".to_owned(), DataType::Utf8)]
+        );
+        assert_eq!(back.options().codec(), Codec::Deflate { level: 3 });
+        // Another codec's payload goes to the wrapped codec (which has no tables to decode).
+        let e = codec
+            .try_decode_table_provider(
+                b"\x0a\x00",
+                &name,
+                provider.schema(),
+                &TaskContext::default(),
+            )
+            .unwrap_err();
+        assert!(!e.to_string().contains("avrokit"), "{e}");
+    }
+
+    #[test]
     fn payloads_are_told_from_protobuf() {
         let mut buf = MARKER.to_vec();
         buf.push(KIND_SCAN);
