@@ -41,7 +41,8 @@ pub use error::FileError;
 pub use format::{AvroFormat, AvroFormatFactory, AVRO_EXTENSION};
 pub use options::AvroOptions;
 pub use session::{
-    avro_session, register_avro, register_avro_with, register_format, UrlStoreRegistry,
+    avro_listing_table, avro_session, register_avro, register_avro_with, register_format,
+    UrlStoreRegistry,
 };
 pub use sink::AvroSink;
 pub use source::AvroSource;

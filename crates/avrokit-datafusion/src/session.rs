@@ -84,6 +84,23 @@ pub async fn register_avro_with(
     location: &str,
     options: AvroOptions,
 ) -> Result<()> {
+    let table = avro_listing_table(ctx, location, options).await?;
+    ctx.register_table(name, Arc::new(table))?;
+    Ok(())
+}
+
+/// The table [`register_avro_with`] registers, made but not registered: for callers that
+/// wrap it in a table provider of their own (avrokit-ballista's, which its codecs can send
+/// to a cluster) or register it under several names. As there, the store of a URL is made
+/// from the environment and registered in `ctx` unless `ctx` already has one for it.
+///
+/// # Errors
+/// As [`register_avro`].
+pub async fn avro_listing_table(
+    ctx: &SessionContext,
+    location: &str,
+    options: AvroOptions,
+) -> Result<ListingTable> {
     let url = ListingTableUrl::parse(location)?;
     let store_url = url.object_store();
     if ctx.runtime_env().object_store(&store_url).is_err() {
@@ -98,8 +115,7 @@ pub async fn register_avro_with(
         .with_listing_options(listing)
         .infer_schema(&ctx.state())
         .await?;
-    ctx.register_table(name, Arc::new(ListingTable::try_new(config)?))?;
-    Ok(())
+    ListingTable::try_new(config)
 }
 
 /// The store for `url`, made from the environment by avrokit-object-store.

@@ -37,6 +37,11 @@ impl AvroSink {
     pub fn new(config: FileSinkConfig, options: AvroOptions) -> AvroSink {
         AvroSink { config, options }
     }
+
+    /// The options it writes with (the codec); its file config is [`FileSink::config`].
+    pub fn options(&self) -> &AvroOptions {
+        &self.options
+    }
 }
 
 impl fmt::Debug for AvroSink {
