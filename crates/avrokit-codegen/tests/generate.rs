@@ -135,7 +135,102 @@ fn errors_name_the_problem() {
     let same = Config::new().generate(&[("a", &a), ("a2", &a)]).unwrap();
     assert_eq!(same.code.matches("pub struct F(").count(), 1);
     assert_eq!(same.roots, ["F", "F"]);
+}
 
-    let e = Config::new().generate_files(&["x.avdl"]).unwrap_err();
-    assert!(e.to_string().contains("not supported yet"), "{e}");
+/// The Java IDL test data, copied into `avrokit-idl`.
+fn idl_data() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../avrokit-idl/tests/data")
+}
+
+#[test]
+fn idl_files_with_imports_give_every_named_type() {
+    let d = idl_data();
+    let mut cfg = Config::new();
+    cfg.import_dir(d.join("include"));
+    let out = cfg.generate_files(&[d.join("input/import.avdl")]).unwrap();
+    // Types from the IDL itself, from IDL, protocol and schema imports relative to the file,
+    // and from the import directory (`OnTheClasspath.*`).
+    for want in [
+        "pub struct Bar {",
+        "pub struct Foo {",
+        "pub struct Baz {",
+        "pub struct NestedType {",
+        "pub struct FromAfar {",
+        "pub struct VeryFar {",
+        "pub struct FarAway {",
+    ] {
+        assert!(out.code.contains(want), "{want}\n--- in ---\n{}", out.code);
+    }
+    assert_eq!(
+        out.code.matches("pub struct Foo {").count(),
+        1,
+        "{}",
+        out.code
+    );
+    assert!(out.roots.contains(&"Bar".to_owned()), "{:?}", out.roots);
+    // Without the import directory, the class-path import is not found, and the error says
+    // where it is imported.
+    let e = Config::new()
+        .generate_files(&[d.join("input/import.avdl")])
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("import.avdl:") && text.contains("OnTheClasspath"),
+        "{text}"
+    );
+}
+
+#[test]
+fn idl_schema_syntax_names_an_unnamed_main_schema_after_the_file() {
+    let d = idl_data();
+    let out = Config::new()
+        .generate_files(&[d.join("input/schema_syntax_schema.avdl")])
+        .unwrap();
+    assert!(
+        out.code
+            .contains("pub type SchemaSyntaxSchema = ::std::vec::Vec<StatusUpdate>;"),
+        "{}",
+        out.code
+    );
+    assert_eq!(out.roots.last().unwrap(), "SchemaSyntaxSchema");
+    assert!(out.code.contains("pub struct StatusUpdate {"));
+}
+
+#[test]
+fn protocols_give_their_types_and_mix_with_schemas() {
+    let dir = std::env::temp_dir().join(format!("avrokit-codegen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let avpr = dir.join("p.avpr");
+    std::fs::write(
+        &avpr,
+        r#"{"protocol":"P","namespace":"n",
+            "types":[{"type":"record","name":"A","fields":[{"name":"x","type":"int"}]},
+                     {"type":"error","name":"Oops","fields":[{"name":"why","type":"string"}]}],
+            "messages":{"m":{"request":[{"name":"a","type":"A"}],
+                             "response":{"type":"record","name":"Late","fields":[]},
+                             "errors":["Oops"]}}}"#,
+    )
+    .unwrap();
+    let avsc = dir.join("s.avsc");
+    std::fs::write(
+        &avsc,
+        r#"{"type":"record","name":"S","namespace":"n","fields":[{"name":"a","type":"A"}]}"#,
+    )
+    .unwrap();
+    let bad = dir.join("bad.avpr");
+    std::fs::write(&bad, r#"{"protocol":"P","types":[{"type":"record"}]}"#).unwrap();
+
+    let out = Config::new().generate_files(&[&avpr]).unwrap();
+    // Every type, also one first defined in a message; no type for the message itself.
+    assert_eq!(out.roots, ["A", "Oops", "Late"]);
+    assert!(out.code.contains("pub struct Late {}"), "{}", out.code);
+    assert!(!out.code.contains("pub struct M"), "{}", out.code);
+
+    // An `.avsc` cannot see a protocol's types: it is parsed with the other schemas only.
+    let e = Config::new().generate_files(&[&avpr, &avsc]).unwrap_err();
+    assert!(e.to_string().contains("s.avsc"), "{e}");
+
+    let e = Config::new().generate_files(&[&bad]).unwrap_err();
+    assert!(e.to_string().contains("bad.avpr"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,4 +1,5 @@
-//! `codegen`: Rust types for schema files (the library entry point is `avrokit_codegen`).
+//! `codegen`: Rust types for schema, protocol and IDL files (the library entry point is
+//! `avrokit_codegen`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,8 +13,9 @@ use crate::io::Output;
 /// `codegen`
 #[derive(Debug, Args)]
 pub struct CodegenArgs {
-    /// Schema files (`.avsc`: a schema or a JSON array of schemas; they may refer to each
-    /// other's named types). `.avdl` and `.avpr` are not supported yet.
+    /// Input files: `.avsc` schemas (a schema or a JSON array of schemas; they may refer to
+    /// each other's named types), `.avpr` protocols and `.avdl` IDL files (with their
+    /// imports). Every named type they define becomes a Rust type.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// The Rust file to write (`-`: stdout).
