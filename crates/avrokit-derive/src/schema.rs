@@ -136,7 +136,8 @@ pub(crate) fn type_json(ty: &Type, bytes: bool, fixed: &mut FixedName) -> syn::R
 }
 
 /// Why `logical` cannot annotate `ty`, for the types whose Avro type the derive knows (the
-/// standard ones, chrono's, time's, uuid's); `None` when it can or the type is unknown.
+/// standard ones, chrono's, time's, uuid's, the decimal types); `None` when it can or the type
+/// is unknown.
 pub(crate) fn logical_misfit(ty: &Type, logical: &str) -> Option<String> {
     let (name, args) = path_parts(ty)?;
     if name == "Option" && args.len() == 1 {
@@ -163,6 +164,7 @@ pub(crate) fn logical_misfit(ty: &Type, logical: &str) -> Option<String> {
         "NaiveTime" | "Time" => &["time-millis", "time-micros"],
         "NaiveDate" | "Date" => &["date"],
         "Uuid" | "String" | "str" => &["uuid"],
+        "Decimal" | "BigDecimal" => &["decimal", "big-decimal"],
         "i8" | "i16" | "i32" | "u8" | "u16" => &["date", "time-millis"],
         "i64" | "u32" | "u64" => LONG,
         "f32" | "f64" | "bool" | "char" => &[],

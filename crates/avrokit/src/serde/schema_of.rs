@@ -31,6 +31,7 @@ use crate::schema::Schema;
 /// | chrono's `NaiveTime`, time's `Time` | `long` `time-micros` |
 /// | chrono's `DateTime<Tz>`, time's `OffsetDateTime` | `long` `timestamp-micros` |
 /// | chrono's `NaiveDateTime`, time's `PrimitiveDateTime` | `long` `local-timestamp-micros` |
+/// | `rust_decimal::Decimal`, `bigdecimal::BigDecimal` (features `rust_decimal`, `bigdecimal`) | `bytes` `big-decimal` (each value keeps its scale); the derive's `#[avro(logical_type = "decimal", precision = P, scale = S)]` makes it a `decimal` |
 /// | `Box<T>`, `Arc<T>`, `&T` | as `T` |
 ///
 /// # Examples
@@ -550,6 +551,10 @@ logical! {
     [] time::OffsetDateTime => "long", "timestamp-micros";
     #[cfg(feature = "time")]
     [] time::PrimitiveDateTime => "long", "local-timestamp-micros";
+    #[cfg(feature = "rust_decimal")]
+    [] rust_decimal::Decimal => "bytes", "big-decimal";
+    #[cfg(feature = "bigdecimal")]
+    [] bigdecimal::BigDecimal => "bytes", "big-decimal";
 }
 
 macro_rules! transparent {
