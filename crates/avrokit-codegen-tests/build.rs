@@ -1,14 +1,15 @@
 //! Generates Rust types for every distinct schema of the interop corpus (the copy in
 //! `crates/avrokit/tests/data`): container files' schemas, the schema tables, the upstream test
 //! schemas and the resolution cases' schemas. Each schema gets a module; schemas with logical
-//! types get two more, with chrono's and time's types (and `uuid::Uuid`).
+//! types get two more, with chrono's and time's types (and `uuid::Uuid`), and schemas with
+//! decimals one more with `bigdecimal::BigDecimal`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use avrokit::Schema;
-use avrokit_codegen::{Config, MapType, Temporal};
+use avrokit_codegen::{Config, DecimalType, MapType, Temporal};
 use serde_json::Value as Json;
 
 fn main() {
@@ -83,16 +84,21 @@ fn main() {
     for (i, key) in order.iter().enumerate() {
         let (schema, sources) = &distinct[key];
         let logical = key.contains("\"logicalType\"");
-        let mut variants = vec![("raw", Temporal::Raw, false)];
+        let raw = DecimalType::Raw;
+        let mut variants = vec![("raw", Temporal::Raw, false, raw)];
         if logical {
-            variants.push(("chrono", Temporal::Chrono, true));
-            variants.push(("time", Temporal::Time, true));
+            variants.push(("chrono", Temporal::Chrono, true, raw));
+            variants.push(("time", Temporal::Time, true, raw));
         }
-        for (variant, temporal, uuid) in variants {
+        if key.contains("decimal\"") {
+            variants.push(("bigdecimal", Temporal::Raw, false, DecimalType::BigDecimal));
+        }
+        for (variant, temporal, uuid, decimal) in variants {
             let module = format!("s{i}_{variant}");
             let generated = Config::new()
                 .temporal(temporal)
                 .uuid(uuid)
+                .decimal(decimal)
                 .map_type(MapType::IndexMap)
                 .generate(&[("Root", schema)])
                 .unwrap_or_else(|e| panic!("{sources:?}: {e}"));

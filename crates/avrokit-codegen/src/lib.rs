@@ -21,8 +21,8 @@
 //! `avrokit::AvroSchema`, so the types go straight to and from Avro with avrokit's serde path
 //! (`Writer::append_serde`, `Reader::serde_iter`, `to_datum_vec`...), and `T::schema()` gives
 //! back the schema they came from (docs, aliases, defaults, properties included). The crate
-//! using it depends on `avrokit` (feature `derive`, plus `chrono`, `time` or `uuid` when those
-//! mappings are on), `serde` and `serde_bytes` (and `indexmap` with [`MapType::IndexMap`]).
+//! using it depends on `avrokit` (feature `derive`, plus `chrono`, `time`, `uuid`,
+//! `rust_decimal` or `bigdecimal` when those mappings are on, and those crates), `serde` and `serde_bytes` (and `indexmap` with [`MapType::IndexMap`]).
 //!
 //! | Avro | Rust |
 //! |---|---|
@@ -36,7 +36,8 @@
 //! | other unions | an enum with a variant per branch (`Option` of it when `null` is one) |
 //! | `date`, `time-*`, `timestamp-*`, `local-timestamp-*` | `i32`/`i64`, or chrono's or time's types ([`Temporal`]) |
 //! | `uuid` on `string` | `String`, or `uuid::Uuid` ([`Config::uuid`]) |
-//! | `decimal`, `big-decimal`, `duration` | their underlying `bytes` or `fixed` |
+//! | `decimal`, `big-decimal` on `bytes` | `serde_bytes::ByteBuf`, or `rust_decimal::Decimal` / `bigdecimal::BigDecimal` ([`Config::decimal`]) |
+//! | `decimal` on `fixed`, `duration` | the fixed's newtype |
 //!
 //! Each named type is emitted once, under its simple name in `UpperCamelCase` (with the
 //! namespace in front when two types share a simple name); a type that holds itself through a
@@ -66,6 +67,22 @@ pub enum Temporal {
     Time,
 }
 
+/// The Rust type of `decimal` and `big-decimal` on `bytes` (a decimal `fixed` keeps its
+/// newtype).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum DecimalType {
+    /// The unscaled two's-complement bytes, `serde_bytes::ByteBuf` (no dependency).
+    #[default]
+    Raw,
+    /// `rust_decimal::Decimal` (avrokit feature `rust_decimal`): 96 bits of unscaled value,
+    /// scale up to 28. Values are rescaled to the schema's scale when written (an error if
+    /// that needs rounding); a decimal beyond rust_decimal's range fails to read.
+    RustDecimal,
+    /// `bigdecimal::BigDecimal` (avrokit feature `bigdecimal`): any size.
+    BigDecimal,
+}
+
 /// The Rust type of Avro maps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -84,6 +101,7 @@ pub enum MapType {
 pub struct Config {
     temporal: Temporal,
     uuid: bool,
+    decimal: DecimalType,
     map: MapType,
     derives: Vec<String>,
     import_dirs: Vec<PathBuf>,
@@ -106,12 +124,14 @@ pub struct Generated {
 }
 
 impl Config {
-    /// The defaults: date and time counts as integers, `String` uuids, `HashMap`s, and
+    /// The defaults: date and time counts as integers, `String` uuids, decimals as their
+    /// bytes, `HashMap`s, and
     /// `Debug, Clone, PartialEq` derived besides serde and `AvroSchema`.
     pub fn new() -> Config {
         Config {
             temporal: Temporal::Raw,
             uuid: false,
+            decimal: DecimalType::Raw,
             map: MapType::HashMap,
             derives: vec!["Debug".into(), "Clone".into(), "PartialEq".into()],
             import_dirs: Vec::new(),
@@ -128,6 +148,12 @@ impl Config {
     /// `uuid::Uuid` for `uuid` strings.
     pub fn uuid(&mut self, on: bool) -> &mut Config {
         self.uuid = on;
+        self
+    }
+
+    /// The Rust type of decimals on `bytes`.
+    pub fn decimal(&mut self, decimal: DecimalType) -> &mut Config {
+        self.decimal = decimal;
         self
     }
 

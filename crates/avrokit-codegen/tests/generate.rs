@@ -3,7 +3,7 @@
 //! schema is `avrokit-codegen-tests`.)
 
 use avrokit::Schema;
-use avrokit_codegen::{Config, Temporal};
+use avrokit_codegen::{Config, DecimalType, Temporal};
 
 fn gen(cfg: &Config, json: &str) -> String {
     let schema = Schema::parse_str(json).unwrap();
@@ -233,4 +233,41 @@ fn protocols_give_their_types_and_mix_with_schemas() {
     let e = Config::new().generate_files(&[&bad]).unwrap_err();
     assert!(e.to_string().contains("bad.avpr"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn decimals_follow_the_configuration() {
+    let json = r#"{"type":"record","name":"R","fields":[
+        {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}},
+        {"name":"exact","type":{"type":"bytes","logicalType":"big-decimal"}},
+        {"name":"maybe","type":["null",{"type":"bytes","logicalType":"decimal","precision":4}]},
+        {"name":"fixed","type":{"type":"fixed","name":"F","size":4,"logicalType":"decimal","precision":9,"scale":2}}]}"#;
+    let raw = gen(&Config::new(), json);
+    assert!(raw.contains("pub amount: ::serde_bytes::ByteBuf,"), "{raw}");
+    let rd = gen(Config::new().decimal(DecimalType::RustDecimal), json);
+    // The precision and scale go to the schema; a big-decimal is the type's own schema.
+    assert!(
+        rd.contains(
+            "    #[avro(schema = \"{\\\"type\\\":\\\"bytes\\\",\\\"logicalType\\\":\\\"decimal\\\",\\\"precision\\\":9,\\\"scale\\\":2}\")]\n    pub amount: ::rust_decimal::Decimal,"
+        ),
+        "{rd}"
+    );
+    assert!(
+        rd.contains("    pub exact: ::rust_decimal::Decimal,"),
+        "{rd}"
+    );
+    assert!(
+        !rd.contains(
+            "    #[avro(schema = \"{\\\"type\\\":\\\"bytes\\\",\\\"logicalType\\\":\\\"big-decimal"
+        ),
+        "{rd}"
+    );
+    assert!(
+        rd.contains("pub maybe: ::std::option::Option<::rust_decimal::Decimal>,"),
+        "{rd}"
+    );
+    // A decimal fixed keeps its newtype.
+    assert!(rd.contains("pub fixed: F,"), "{rd}");
+    let bd = gen(Config::new().decimal(DecimalType::BigDecimal), json);
+    assert!(bd.contains("pub amount: ::bigdecimal::BigDecimal,"), "{bd}");
 }

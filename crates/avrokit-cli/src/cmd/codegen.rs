@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use avrokit_codegen::{Config, MapType, Temporal};
+use avrokit_codegen::{Config, DecimalType, MapType, Temporal};
 use clap::{Args, ValueEnum};
 
 use crate::error::{CliError, CliResult, Context};
@@ -30,6 +30,9 @@ pub struct CodegenArgs {
     /// `uuid::Uuid` for `uuid` strings (else `String`).
     #[arg(long)]
     pub uuid: bool,
+    /// The Rust type of decimals on `bytes` (a decimal fixed keeps its newtype).
+    #[arg(long, value_enum, default_value_t = DecimalArg::Raw)]
+    pub decimal: DecimalArg,
     /// The Rust type of maps.
     #[arg(long, value_enum, default_value_t = MapArg::Hash)]
     pub map: MapArg,
@@ -44,6 +47,17 @@ pub enum TemporalArg {
     Chrono,
     /// time's types (avrokit feature `time`).
     Time,
+}
+
+/// `--decimal`
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DecimalArg {
+    /// The unscaled bytes (`serde_bytes::ByteBuf`).
+    Raw,
+    /// `rust_decimal::Decimal` (avrokit feature `rust_decimal`).
+    RustDecimal,
+    /// `bigdecimal::BigDecimal` (avrokit feature `bigdecimal`).
+    Bigdecimal,
 }
 
 /// `--map`
@@ -66,6 +80,11 @@ pub fn codegen(a: &CodegenArgs) -> CliResult<()> {
         TemporalArg::Time => Temporal::Time,
     })
     .uuid(a.uuid)
+    .decimal(match a.decimal {
+        DecimalArg::Raw => DecimalType::Raw,
+        DecimalArg::RustDecimal => DecimalType::RustDecimal,
+        DecimalArg::Bigdecimal => DecimalType::BigDecimal,
+    })
     .map_type(match a.map {
         MapArg::Hash => MapType::HashMap,
         MapArg::Btree => MapType::BTreeMap,
