@@ -303,10 +303,17 @@ pub(crate) fn field_json(
         .filter(|o| *o != "ascending")
         .map(|o| quote!(f.insert("order".into(), #p::json!(#o));));
     let extra = attrs.extra.insert(&quote!(f));
-    // A date or time default given as text (chrono's serde form) becomes its count.
+    // A date or time default given as text (chrono's serde form) becomes its count; a decimal
+    // default from serde (`rust_decimal`'s and `bigdecimal`'s text) its bytes, while an
+    // explicit `#[avro(default)]` of a decimal already is Avro's JSON of its bytes.
+    let convert = if attrs.avro_default.is_some() {
+        quote!(#p::logical_default)
+    } else {
+        quote!(#p::serde_logical_default)
+    };
     let (default_let, default) = match default {
         Some(d) => (
-            quote!(let default = #p::logical_default(&schema, #d);),
+            quote!(let default = #convert(&schema, #d);),
             quote!(f.insert("default".into(), default);),
         ),
         None => (quote!(), quote!()),

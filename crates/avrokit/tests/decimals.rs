@@ -324,3 +324,32 @@ fn bytes_readers_still_get_bytes() {
     let s: String = read(&[0xff, 0xff, 0xcf, 0xc7], FIXED_9_2).unwrap();
     assert_eq!(s, "-123.45");
 }
+
+fn one_fifty() -> Decimal {
+    dec("1.50")
+}
+
+#[test]
+fn serde_defaults_of_decimals_are_their_bytes() {
+    #[derive(Serialize, Deserialize, AvroSchema, Debug, PartialEq)]
+    #[avro(name = "Invoice")]
+    struct WithDefaults {
+        #[serde(default = "one_fifty")]
+        #[avro(logical_type = "decimal", precision = 9, scale = 2)]
+        fee: Decimal,
+        #[serde(default)]
+        exact: BigDecimal,
+    }
+    let schema = WithDefaults::schema();
+    let j = schema.to_json();
+    // 150 = 0x00 0x96, as the JSON string of those bytes.
+    assert_eq!(j["fields"][0]["default"], "\u{0}\u{96}");
+    // Zero as a big-decimal payload: bytes [0] then scale 0.
+    assert_eq!(j["fields"][1]["default"], "\u{2}\u{0}\u{0}");
+    // A reader with those defaults fills a record written without the fields.
+    let writer = Schema::parse_str(r#"{"type":"record","name":"Invoice","fields":[]}"#).unwrap();
+    let r: WithDefaults =
+        from_datum_slice(&[], &DePlan::resolving(&writer, &schema).unwrap()).unwrap();
+    assert_eq!(r.fee, dec("1.50"));
+    assert_eq!(r.exact, big("0"));
+}

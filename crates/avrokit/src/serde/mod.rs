@@ -162,7 +162,7 @@ pub use ser::{to_datum_sink, to_datum_vec, to_datum_writer, SerPlan, Serializer}
 pub mod __private {
     pub use super::schema_of::{
         array_json, default_json, fixed_json, json_text, logical_default, map_json, optional_json,
-        overlay_json, schema_from_json, to_json, with_logical, Names,
+        overlay_json, schema_from_json, serde_logical_default, to_json, with_logical, Names,
     };
     pub use serde_json::{json, Map, Value as Json};
 }
