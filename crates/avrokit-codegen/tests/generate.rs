@@ -271,3 +271,25 @@ fn decimals_follow_the_configuration() {
     let bd = gen(Config::new().decimal(DecimalType::BigDecimal), json);
     assert!(bd.contains("pub amount: ::bigdecimal::BigDecimal,"), "{bd}");
 }
+
+/// `crates/avrokit/examples/generated/shop.rs` is what the generator writes for `shop.avdl`
+/// (run with `AVROKIT_BLESS=1` to rewrite it after changing the generator or the IDL).
+#[test]
+fn the_generated_example_is_up_to_date() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../avrokit/examples/generated");
+    let code = Config::new()
+        .generate_files(&[dir.join("shop.avdl")])
+        .unwrap()
+        .code;
+    let file = dir.join("shop.rs");
+    if std::env::var_os("AVROKIT_BLESS").is_some() {
+        std::fs::write(&file, &code).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(
+        on_disk == code,
+        "{} is out of date: rerun this test with AVROKIT_BLESS=1",
+        file.display()
+    );
+}
