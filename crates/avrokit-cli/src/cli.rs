@@ -56,7 +56,8 @@ pub enum Command {
     Idl(IdlArgs),
     /// Write one `.avsc` file per named type of an Avro IDL file.
     Idl2schemata(Idl2schemataArgs),
-    /// Generate Rust types (serde and `AvroSchema` derives) for schema files.
+    /// Generate Rust types (serde and `AvroSchema` derives) for schema (.avsc), protocol (.avpr)
+    /// and IDL (.avdl) files.
     Codegen(crate::cmd::codegen::CodegenArgs),
     /// Convert a container file to a Parquet file (through Arrow RecordBatches).
     Toparquet(crate::cmd::columnar::ToparquetArgs),

@@ -1,4 +1,4 @@
-//! `avrokit codegen`: Rust types for schema files, written to a file or stdout; bad inputs are
+//! `avrokit codegen`: Rust types for schema, protocol and IDL files, written to a file or stdout; bad inputs are
 //! one-line errors with exit code 1 and leave no output file.
 
 use std::fs;
@@ -80,7 +80,7 @@ fn bad_inputs_are_errors_and_leave_no_file() {
     )
     .unwrap();
     let idl = dir.join("p.avdl");
-    fs::write(&idl, "protocol P {}").unwrap();
+    fs::write(&idl, "protocol P {\n  record R { nope a; }\n}").unwrap();
     let out = dir.join("out.rs");
     for input in [&bad, &idl, &dir.join("missing.avsc")] {
         let o = run(&[
@@ -98,6 +98,64 @@ fn bad_inputs_are_errors_and_leave_no_file() {
         );
         assert!(!out.exists());
     }
+    // An IDL error names the line and column.
     let o = run(&["codegen", idl.to_str().unwrap(), "--out", "-"]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not supported yet"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("p.avdl:2:"), "{err}");
+}
+
+#[test]
+fn idl_with_imports_and_protocols() {
+    let dir = scratch("idl");
+    let common = dir.join("common");
+    fs::create_dir_all(&common).unwrap();
+    fs::write(
+        common.join("money.avsc"),
+        r#"{"type":"fixed","name":"Money","namespace":"shop","size":8}"#,
+    )
+    .unwrap();
+    let idl = dir.join("shop.avdl");
+    fs::write(
+        &idl,
+        r#"@namespace("shop") protocol Shop {
+             import schema "money.avsc";
+             /** An order. */
+             record Order { long id; Money total; union { null, string } note = null; }
+             Order get(long id);
+           }"#,
+    )
+    .unwrap();
+    let avpr = dir.join("ping.avpr");
+    fs::write(
+        &avpr,
+        r#"{"protocol":"Ping","types":[{"type":"enum","name":"Level","symbols":["LOW","HIGH"]}],
+            "messages":{"ping":{"request":[],"response":"Level"}}}"#,
+    )
+    .unwrap();
+    let out = dir.join("shop.rs");
+    let o = run(&[
+        "codegen",
+        "--import-dir",
+        common.to_str().unwrap(),
+        idl.to_str().unwrap(),
+        avpr.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let code = fs::read_to_string(&out).unwrap();
+    for want in [
+        "/// An order.\n",
+        "pub struct Order {",
+        "pub total: Money,",
+        "pub note: ::std::option::Option<::std::string::String>,",
+        "pub struct Money(",
+        "pub enum Level {",
+    ] {
+        assert!(code.contains(want), "{want}\n--- in ---\n{code}");
+    }
+    // Without the import directory the import is not found.
+    let o = run(&["codegen", idl.to_str().unwrap(), "--out", "-"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("money.avsc"));
 }

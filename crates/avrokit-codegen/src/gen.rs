@@ -8,7 +8,7 @@ use avrokit::Schema;
 use serde_json::{Map, Value as Json};
 
 use crate::names::{field_ident, type_ident, unraw, Scope};
-use crate::{Config, Error, Generated, MapType, Temporal};
+use crate::{Config, DecimalType, Error, Generated, MapType, Temporal};
 
 /// A named type, by fullname: the schema (arena) and node defining it.
 struct Named {
@@ -492,6 +492,13 @@ impl<'c> Gen<'c> {
     /// logical type stays with the fixed's newtype).
     fn logical(&self, l: LogicalType, kind: &NodeKind) -> Option<String> {
         use LogicalType as L;
+        if matches!(l, L::Decimal { .. } | L::BigDecimal) && matches!(kind, NodeKind::Bytes) {
+            return match self.cfg.decimal {
+                DecimalType::Raw => None,
+                DecimalType::RustDecimal => Some("::rust_decimal::Decimal".to_owned()),
+                DecimalType::BigDecimal => Some("::bigdecimal::BigDecimal".to_owned()),
+            };
+        }
         let t = match (self.cfg.temporal, l) {
             (_, L::Uuid) if self.cfg.uuid && matches!(kind, NodeKind::String) => "::uuid::Uuid",
             (Temporal::Chrono, L::Date) => "::chrono::NaiveDate",
@@ -521,9 +528,15 @@ impl<'c> Gen<'c> {
     /// its `AvroSchema`.
     fn derive_default(&self, l: LogicalType) -> bool {
         use LogicalType as L;
+        // A decimal's precision and scale come from `#[avro(schema)]`.
         matches!(
             l,
-            L::Uuid | L::Date | L::TimeMicros | L::TimestampMicros | L::LocalTimestampMicros
+            L::Uuid
+                | L::Date
+                | L::TimeMicros
+                | L::TimestampMicros
+                | L::LocalTimestampMicros
+                | L::BigDecimal
         )
     }
 

@@ -1,20 +1,28 @@
-//! Rust types from Avro schemas, for `build.rs` (as `prost-build` does for protobuf) and for
-//! `avrokit codegen`.
+//! Rust types from Avro schemas, protocols and IDL files, for `build.rs` (as `prost-build`
+//! does for protobuf) and for `avrokit codegen`.
 //!
 //! ```no_run
 //! // build.rs, in `fn main()`:
 //! avrokit_codegen::Config::new()
-//!     .compile(&["schemas/user.avsc"], std::env::var_os("OUT_DIR").unwrap())
+//!     .import_dir("schemas/common") // where IDL imports are looked up
+//!     .compile(
+//!         &["schemas/user.avsc", "schemas/service.avpr", "schemas/orders.avdl"],
+//!         std::env::var_os("OUT_DIR").unwrap(),
+//!     )
 //!     .unwrap();
 //! // src/lib.rs: include!(concat!(env!("OUT_DIR"), "/avro_types.rs"));
 //! ```
+//!
+//! Inputs are `.avsc` schemas, `.avpr` protocols and `.avdl` IDL files (read with
+//! `avrokit-idl`, imports included); see [`Config::generate_files`]. Every named type they
+//! define becomes a Rust type.
 //!
 //! The generated code derives `serde::Serialize`, `serde::Deserialize` and
 //! `avrokit::AvroSchema`, so the types go straight to and from Avro with avrokit's serde path
 //! (`Writer::append_serde`, `Reader::serde_iter`, `to_datum_vec`...), and `T::schema()` gives
 //! back the schema they came from (docs, aliases, defaults, properties included). The crate
-//! using it depends on `avrokit` (feature `derive`, plus `chrono`, `time` or `uuid` when those
-//! mappings are on), `serde` and `serde_bytes` (and `indexmap` with [`MapType::IndexMap`]).
+//! using it depends on `avrokit` (feature `derive`, plus `chrono`, `time`, `uuid`,
+//! `rust_decimal` or `bigdecimal` when those mappings are on, and those crates), `serde` and `serde_bytes` (and `indexmap` with [`MapType::IndexMap`]).
 //!
 //! | Avro | Rust |
 //! |---|---|
@@ -28,7 +36,8 @@
 //! | other unions | an enum with a variant per branch (`Option` of it when `null` is one) |
 //! | `date`, `time-*`, `timestamp-*`, `local-timestamp-*` | `i32`/`i64`, or chrono's or time's types ([`Temporal`]) |
 //! | `uuid` on `string` | `String`, or `uuid::Uuid` ([`Config::uuid`]) |
-//! | `decimal`, `big-decimal`, `duration` | their underlying `bytes` or `fixed` |
+//! | `decimal`, `big-decimal` on `bytes` | `serde_bytes::ByteBuf`, or `rust_decimal::Decimal` / `bigdecimal::BigDecimal` ([`Config::decimal`]) |
+//! | `decimal` on `fixed`, `duration` | the fixed's newtype |
 //!
 //! Each named type is emitted once, under its simple name in `UpperCamelCase` (with the
 //! namespace in front when two types share a simple name); a type that holds itself through a
@@ -40,7 +49,8 @@ mod names;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use avrokit::Schema;
+use avrokit::{Protocol, Schema};
+use avrokit_idl::IdlReader;
 
 /// The Rust types for the date and time logical types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,6 +65,22 @@ pub enum Temporal {
     /// time's `Date`, `Time`, `OffsetDateTime`, `PrimitiveDateTime` (avrokit feature `time`,
     /// time feature `serde`).
     Time,
+}
+
+/// The Rust type of `decimal` and `big-decimal` on `bytes` (a decimal `fixed` keeps its
+/// newtype).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum DecimalType {
+    /// The unscaled two's-complement bytes, `serde_bytes::ByteBuf` (no dependency).
+    #[default]
+    Raw,
+    /// `rust_decimal::Decimal` (avrokit feature `rust_decimal`): 96 bits of unscaled value,
+    /// scale up to 28. Values are rescaled to the schema's scale when written (an error if
+    /// that needs rounding); a decimal beyond rust_decimal's range fails to read.
+    RustDecimal,
+    /// `bigdecimal::BigDecimal` (avrokit feature `bigdecimal`): any size.
+    BigDecimal,
 }
 
 /// The Rust type of Avro maps.
@@ -75,6 +101,7 @@ pub enum MapType {
 pub struct Config {
     temporal: Temporal,
     uuid: bool,
+    decimal: DecimalType,
     map: MapType,
     derives: Vec<String>,
     import_dirs: Vec<PathBuf>,
@@ -97,12 +124,14 @@ pub struct Generated {
 }
 
 impl Config {
-    /// The defaults: date and time counts as integers, `String` uuids, `HashMap`s, and
+    /// The defaults: date and time counts as integers, `String` uuids, decimals as their
+    /// bytes, `HashMap`s, and
     /// `Debug, Clone, PartialEq` derived besides serde and `AvroSchema`.
     pub fn new() -> Config {
         Config {
             temporal: Temporal::Raw,
             uuid: false,
+            decimal: DecimalType::Raw,
             map: MapType::HashMap,
             derives: vec!["Debug".into(), "Clone".into(), "PartialEq".into()],
             import_dirs: Vec::new(),
@@ -119,6 +148,12 @@ impl Config {
     /// `uuid::Uuid` for `uuid` strings.
     pub fn uuid(&mut self, on: bool) -> &mut Config {
         self.uuid = on;
+        self
+    }
+
+    /// The Rust type of decimals on `bytes`.
+    pub fn decimal(&mut self, decimal: DecimalType) -> &mut Config {
+        self.decimal = decimal;
         self
     }
 
@@ -167,49 +202,112 @@ impl Config {
         gen::Gen::new(self).run(schemas)
     }
 
-    /// The code for schema files: `.avsc` (a schema, or a JSON array of schemas, which may
-    /// refer to each other's named types in any order). A root that is not a named type is
-    /// named after its file.
+    /// The code for schema files:
+    ///
+    /// - `.avsc`: a schema, or a JSON array of schemas. All `.avsc` inputs are parsed
+    ///   together, so they may refer to each other's named types in any order. A root that is
+    ///   not a named type is named after its file.
+    /// - `.avpr`: a protocol; every named type it defines (also those first defined in a
+    ///   message) gets a Rust type. Messages themselves have none (there is no RPC here).
+    /// - `.avdl`: Avro IDL, read by `avrokit-idl` with the [import directories](Self::import_dir)
+    ///   (imports are looked up relative to the importing file first): every named type it
+    ///   defines or imports, and a main schema (`schema T;`) that is not a named type, named
+    ///   after its file.
+    ///
+    /// A type defined by several inputs is emitted once (the definitions must be the same).
+    /// [`Generated::roots`] lists, in input order, an `.avsc`'s root type, then each type of a
+    /// protocol or IDL file.
     ///
     /// # Errors
-    /// An unreadable or invalid file, `.avpr` and `.avdl` files (not supported yet), and the
+    /// An unreadable or invalid file (IDL errors name the file, line and column), and the
     /// errors of [`generate`](Self::generate).
     pub fn generate_files<P: AsRef<Path>>(&self, paths: &[P]) -> Result<Generated, Error> {
-        let mut texts = Vec::new();
-        let mut stems = Vec::new();
-        for p in paths {
-            let p = p.as_ref();
-            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-            if ext == "avdl" || ext == "avpr" {
-                return Err(Error::new(format!(
-                    "{}: .{ext} files are not supported yet (Avro IDL and protocols); \
-                     convert them to .avsc schemas first",
-                    p.display()
-                )));
-            }
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| Error::new(format!("{}: {e}", p.display())))?;
-            texts.push(text);
-            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("Root");
-            stems.push(stem.to_owned());
-        }
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let schemas = Schema::parse_many(&refs).map_err(|e| {
-            Error::new(match schema_input(&e) {
-                Some(i) if i < paths.len() => {
-                    format!("{}: {}", paths[i].as_ref().display(), e.message())
-                }
-                _ if paths.len() == 1 => format!("{}: {e}", paths[0].as_ref().display()),
-                _ => e.to_string(),
-            })
-        })?;
-        let inputs: Vec<(&str, &Schema)> = stems.iter().map(String::as_str).zip(&schemas).collect();
-        self.generate(&inputs)
+        self.generate_files_reading(paths, &mut Vec::new())
     }
 
-    /// Generates the code for schema files into `out_dir` (for `build.rs`: `OUT_DIR`), in the
-    /// file named by [`out_file`](Self::out_file), and tells cargo to rerun the build script
-    /// when a schema changes. Returns the file written.
+    /// [`generate_files`](Self::generate_files), adding the files IDL imports read to `read`.
+    fn generate_files_reading<P: AsRef<Path>>(
+        &self,
+        paths: &[P],
+        read: &mut Vec<PathBuf>,
+    ) -> Result<Generated, Error> {
+        let paths: Vec<&Path> = paths.iter().map(AsRef::as_ref).collect();
+        let kind = |p: &Path| match p.extension().and_then(|e| e.to_str()) {
+            Some("avdl") => Input::Idl,
+            Some("avpr") => Input::Protocol,
+            _ => Input::Schema,
+        };
+        // The `.avsc` inputs, parsed together.
+        let schema_paths: Vec<&Path> = paths
+            .iter()
+            .copied()
+            .filter(|p| kind(p) == Input::Schema)
+            .collect();
+        let mut texts = Vec::new();
+        for p in &schema_paths {
+            texts.push(read_text(p)?);
+        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let mut parsed = Schema::parse_many(&refs)
+            .map_err(|e| {
+                Error::new(match schema_input(&e) {
+                    Some(i) if i < schema_paths.len() => {
+                        format!("{}: {}", schema_paths[i].display(), e.message())
+                    }
+                    _ if schema_paths.len() == 1 => {
+                        format!("{}: {e}", schema_paths[0].display())
+                    }
+                    _ => e.to_string(),
+                })
+            })?
+            .into_iter();
+
+        let mut inputs: Vec<(String, Schema)> = Vec::new();
+        for p in &paths {
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or("Root");
+            match kind(p) {
+                Input::Schema => {
+                    let s = parsed.next().ok_or_else(|| {
+                        Error::new("internal: a schema input was not parsed".into())
+                    })?;
+                    inputs.push((stem.to_owned(), s));
+                }
+                Input::Protocol => {
+                    let protocol = Protocol::parse_str(&read_text(p)?)
+                        .map_err(|e| Error::new(format!("{}: {e}", p.display())))?;
+                    for s in protocol.types() {
+                        inputs.push((stem.to_owned(), s));
+                    }
+                }
+                Input::Idl => {
+                    let mut reader = IdlReader::new();
+                    for d in &self.import_dirs {
+                        reader = reader.import_dir(d);
+                    }
+                    // The IDL error already names the file, line and column.
+                    let idl = reader
+                        .parse_file(p)
+                        .map_err(|e| Error::new(e.to_string()))?;
+                    read.extend(idl.files().iter().skip(1).cloned());
+                    for s in idl.named_schemas() {
+                        inputs.push((stem.to_owned(), s));
+                    }
+                    if let Some(main) = idl.main_schema() {
+                        if main.root().name().is_none() {
+                            inputs.push((stem.to_owned(), main.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        let refs: Vec<(&str, &Schema)> = inputs.iter().map(|(n, s)| (n.as_str(), s)).collect();
+        self.generate(&refs)
+    }
+
+    /// Generates the code for schema, protocol and IDL files into `out_dir` (for `build.rs`:
+    /// `OUT_DIR`), in the file named by [`out_file`](Self::out_file), and tells cargo to rerun
+    /// the build script when an input or a file an IDL input imports changes. Returns the file
+    /// written.
     ///
     /// # Errors
     /// As [`generate_files`](Self::generate_files), and a failed write.
@@ -218,15 +316,32 @@ impl Config {
         paths: &[P],
         out_dir: impl AsRef<Path>,
     ) -> Result<PathBuf, Error> {
-        let out = self.generate_files(paths)?;
-        for p in paths {
-            println!("cargo:rerun-if-changed={}", p.as_ref().display());
+        let mut imports = Vec::new();
+        let out = self.generate_files_reading(paths, &mut imports)?;
+        for p in paths
+            .iter()
+            .map(AsRef::as_ref)
+            .chain(imports.iter().map(PathBuf::as_path))
+        {
+            println!("cargo:rerun-if-changed={}", p.display());
         }
         let file = out_dir.as_ref().join(&self.out_file);
         std::fs::write(&file, out.code)
             .map_err(|e| Error::new(format!("{}: {e}", file.display())))?;
         Ok(file)
     }
+}
+
+/// What an input file holds, by its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Input {
+    Schema,
+    Protocol,
+    Idl,
+}
+
+fn read_text(p: &Path) -> Result<String, Error> {
+    std::fs::read_to_string(p).map_err(|e| Error::new(format!("{}: {e}", p.display())))
 }
 
 /// Which input of several a schema error is about (`$[1].fields...`).

@@ -3,7 +3,7 @@
 //! schema is `avrokit-codegen-tests`.)
 
 use avrokit::Schema;
-use avrokit_codegen::{Config, Temporal};
+use avrokit_codegen::{Config, DecimalType, Temporal};
 
 fn gen(cfg: &Config, json: &str) -> String {
     let schema = Schema::parse_str(json).unwrap();
@@ -135,7 +135,161 @@ fn errors_name_the_problem() {
     let same = Config::new().generate(&[("a", &a), ("a2", &a)]).unwrap();
     assert_eq!(same.code.matches("pub struct F(").count(), 1);
     assert_eq!(same.roots, ["F", "F"]);
+}
 
-    let e = Config::new().generate_files(&["x.avdl"]).unwrap_err();
-    assert!(e.to_string().contains("not supported yet"), "{e}");
+/// The Java IDL test data, copied into `avrokit-idl`.
+fn idl_data() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../avrokit-idl/tests/data")
+}
+
+#[test]
+fn idl_files_with_imports_give_every_named_type() {
+    let d = idl_data();
+    let mut cfg = Config::new();
+    cfg.import_dir(d.join("include"));
+    let out = cfg.generate_files(&[d.join("input/import.avdl")]).unwrap();
+    // Types from the IDL itself, from IDL, protocol and schema imports relative to the file,
+    // and from the import directory (`OnTheClasspath.*`).
+    for want in [
+        "pub struct Bar {",
+        "pub struct Foo {",
+        "pub struct Baz {",
+        "pub struct NestedType {",
+        "pub struct FromAfar {",
+        "pub struct VeryFar {",
+        "pub struct FarAway {",
+    ] {
+        assert!(out.code.contains(want), "{want}\n--- in ---\n{}", out.code);
+    }
+    assert_eq!(
+        out.code.matches("pub struct Foo {").count(),
+        1,
+        "{}",
+        out.code
+    );
+    assert!(out.roots.contains(&"Bar".to_owned()), "{:?}", out.roots);
+    // Without the import directory, the class-path import is not found, and the error says
+    // where it is imported.
+    let e = Config::new()
+        .generate_files(&[d.join("input/import.avdl")])
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("import.avdl:") && text.contains("OnTheClasspath"),
+        "{text}"
+    );
+}
+
+#[test]
+fn idl_schema_syntax_names_an_unnamed_main_schema_after_the_file() {
+    let d = idl_data();
+    let out = Config::new()
+        .generate_files(&[d.join("input/schema_syntax_schema.avdl")])
+        .unwrap();
+    assert!(
+        out.code
+            .contains("pub type SchemaSyntaxSchema = ::std::vec::Vec<StatusUpdate>;"),
+        "{}",
+        out.code
+    );
+    assert_eq!(out.roots.last().unwrap(), "SchemaSyntaxSchema");
+    assert!(out.code.contains("pub struct StatusUpdate {"));
+}
+
+#[test]
+fn protocols_give_their_types_and_mix_with_schemas() {
+    let dir = std::env::temp_dir().join(format!("avrokit-codegen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let avpr = dir.join("p.avpr");
+    std::fs::write(
+        &avpr,
+        r#"{"protocol":"P","namespace":"n",
+            "types":[{"type":"record","name":"A","fields":[{"name":"x","type":"int"}]},
+                     {"type":"error","name":"Oops","fields":[{"name":"why","type":"string"}]}],
+            "messages":{"m":{"request":[{"name":"a","type":"A"}],
+                             "response":{"type":"record","name":"Late","fields":[]},
+                             "errors":["Oops"]}}}"#,
+    )
+    .unwrap();
+    let avsc = dir.join("s.avsc");
+    std::fs::write(
+        &avsc,
+        r#"{"type":"record","name":"S","namespace":"n","fields":[{"name":"a","type":"A"}]}"#,
+    )
+    .unwrap();
+    let bad = dir.join("bad.avpr");
+    std::fs::write(&bad, r#"{"protocol":"P","types":[{"type":"record"}]}"#).unwrap();
+
+    let out = Config::new().generate_files(&[&avpr]).unwrap();
+    // Every type, also one first defined in a message; no type for the message itself.
+    assert_eq!(out.roots, ["A", "Oops", "Late"]);
+    assert!(out.code.contains("pub struct Late {}"), "{}", out.code);
+    assert!(!out.code.contains("pub struct M"), "{}", out.code);
+
+    // An `.avsc` cannot see a protocol's types: it is parsed with the other schemas only.
+    let e = Config::new().generate_files(&[&avpr, &avsc]).unwrap_err();
+    assert!(e.to_string().contains("s.avsc"), "{e}");
+
+    let e = Config::new().generate_files(&[&bad]).unwrap_err();
+    assert!(e.to_string().contains("bad.avpr"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn decimals_follow_the_configuration() {
+    let json = r#"{"type":"record","name":"R","fields":[
+        {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}},
+        {"name":"exact","type":{"type":"bytes","logicalType":"big-decimal"}},
+        {"name":"maybe","type":["null",{"type":"bytes","logicalType":"decimal","precision":4}]},
+        {"name":"fixed","type":{"type":"fixed","name":"F","size":4,"logicalType":"decimal","precision":9,"scale":2}}]}"#;
+    let raw = gen(&Config::new(), json);
+    assert!(raw.contains("pub amount: ::serde_bytes::ByteBuf,"), "{raw}");
+    let rd = gen(Config::new().decimal(DecimalType::RustDecimal), json);
+    // The precision and scale go to the schema; a big-decimal is the type's own schema.
+    assert!(
+        rd.contains(
+            "    #[avro(schema = \"{\\\"type\\\":\\\"bytes\\\",\\\"logicalType\\\":\\\"decimal\\\",\\\"precision\\\":9,\\\"scale\\\":2}\")]\n    pub amount: ::rust_decimal::Decimal,"
+        ),
+        "{rd}"
+    );
+    assert!(
+        rd.contains("    pub exact: ::rust_decimal::Decimal,"),
+        "{rd}"
+    );
+    assert!(
+        !rd.contains(
+            "    #[avro(schema = \"{\\\"type\\\":\\\"bytes\\\",\\\"logicalType\\\":\\\"big-decimal"
+        ),
+        "{rd}"
+    );
+    assert!(
+        rd.contains("pub maybe: ::std::option::Option<::rust_decimal::Decimal>,"),
+        "{rd}"
+    );
+    // A decimal fixed keeps its newtype.
+    assert!(rd.contains("pub fixed: F,"), "{rd}");
+    let bd = gen(Config::new().decimal(DecimalType::BigDecimal), json);
+    assert!(bd.contains("pub amount: ::bigdecimal::BigDecimal,"), "{bd}");
+}
+
+/// `crates/avrokit/examples/generated/shop.rs` is what the generator writes for `shop.avdl`
+/// (run with `AVROKIT_BLESS=1` to rewrite it after changing the generator or the IDL).
+#[test]
+fn the_generated_example_is_up_to_date() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../avrokit/examples/generated");
+    let code = Config::new()
+        .generate_files(&[dir.join("shop.avdl")])
+        .unwrap()
+        .code;
+    let file = dir.join("shop.rs");
+    if std::env::var_os("AVROKIT_BLESS").is_some() {
+        std::fs::write(&file, &code).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(
+        on_disk == code,
+        "{} is out of date: rerun this test with AVROKIT_BLESS=1",
+        file.display()
+    );
 }

@@ -20,9 +20,10 @@
 //! | chrono `NaiveTime`, time `Time` | `long` `time-micros` (`time-millis` on request: then an `int`) |
 //! | chrono `DateTime<Tz>`, time `OffsetDateTime` | `long` `timestamp-micros` (`-millis`, `-nanos` on request) |
 //! | chrono `NaiveDateTime`, time `PrimitiveDateTime` | `long` `local-timestamp-micros` (`-millis`, `-nanos` on request) |
+//! | `rust_decimal::Decimal`, `bigdecimal::BigDecimal` (features `rust_decimal`, `bigdecimal`) | `bytes` `big-decimal`; with `#[avro(logical_type = "decimal", precision = P, scale = S)]` a `decimal` (values are rescaled to S exactly when written: one that needs rounding, or has more than P digits, is an error) |
 //! | any other type `T` | `<T as AvroSchema>` (primitives, `String`, `Box<T>`, other derived types, recursively by name) |
 //!
-//! The date, time and uuid types need no serde attribute: avrokit's serializer turns the text
+//! The date, time, uuid and decimal types need no serde attribute: avrokit's serializer turns the text
 //! or components they serialize to into the numbers on the wire, and back (see
 //! `avrokit::serde`).
 //!

@@ -136,7 +136,8 @@ pub(crate) fn type_json(ty: &Type, bytes: bool, fixed: &mut FixedName) -> syn::R
 }
 
 /// Why `logical` cannot annotate `ty`, for the types whose Avro type the derive knows (the
-/// standard ones, chrono's, time's, uuid's); `None` when it can or the type is unknown.
+/// standard ones, chrono's, time's, uuid's, the decimal types); `None` when it can or the type
+/// is unknown.
 pub(crate) fn logical_misfit(ty: &Type, logical: &str) -> Option<String> {
     let (name, args) = path_parts(ty)?;
     if name == "Option" && args.len() == 1 {
@@ -163,6 +164,7 @@ pub(crate) fn logical_misfit(ty: &Type, logical: &str) -> Option<String> {
         "NaiveTime" | "Time" => &["time-millis", "time-micros"],
         "NaiveDate" | "Date" => &["date"],
         "Uuid" | "String" | "str" => &["uuid"],
+        "Decimal" | "BigDecimal" => &["decimal", "big-decimal"],
         "i8" | "i16" | "i32" | "u8" | "u16" => &["date", "time-millis"],
         "i64" | "u32" | "u64" => LONG,
         "f32" | "f64" | "bool" | "char" => &[],
@@ -301,10 +303,17 @@ pub(crate) fn field_json(
         .filter(|o| *o != "ascending")
         .map(|o| quote!(f.insert("order".into(), #p::json!(#o));));
     let extra = attrs.extra.insert(&quote!(f));
-    // A date or time default given as text (chrono's serde form) becomes its count.
+    // A date or time default given as text (chrono's serde form) becomes its count; a decimal
+    // default from serde (`rust_decimal`'s and `bigdecimal`'s text) its bytes, while an
+    // explicit `#[avro(default)]` of a decimal already is Avro's JSON of its bytes.
+    let convert = if attrs.avro_default.is_some() {
+        quote!(#p::logical_default)
+    } else {
+        quote!(#p::serde_logical_default)
+    };
     let (default_let, default) = match default {
         Some(d) => (
-            quote!(let default = #p::logical_default(&schema, #d);),
+            quote!(let default = #convert(&schema, #d);),
             quote!(f.insert("default".into(), default);),
         ),
         None => (quote!(), quote!()),

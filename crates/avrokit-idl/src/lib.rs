@@ -88,6 +88,7 @@ pub struct IdlFile {
     main_schema: Option<Schema>,
     named: Vec<Schema>,
     warnings: Vec<Warning>,
+    files: Vec<PathBuf>,
 }
 
 impl IdlReader {
@@ -146,6 +147,13 @@ impl IdlFile {
             Some(p) => p.types(),
             None => self.named.clone(),
         }
+    }
+
+    /// Every file read: the main file (when read from a file) and each import, in the order
+    /// they were read, as found (relative to the importing file or in an import directory).
+    /// A build script reruns when one of them changes.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
     }
 
     /// Doc comments out of place, and the like.

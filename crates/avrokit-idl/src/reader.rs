@@ -56,6 +56,8 @@ struct Ctx<'r> {
     refs: Vec<crate::parser::Ref>,
     stray_docs: Vec<Pos>,
     depth: usize,
+    /// Every file read, in the order read (for [`IdlFile::files`]).
+    read_paths: Vec<PathBuf>,
 }
 
 pub(crate) fn read(reader: &IdlReader, input: Input<'_>) -> Result<IdlFile, Error> {
@@ -68,6 +70,7 @@ pub(crate) fn read(reader: &IdlReader, input: Input<'_>) -> Result<IdlFile, Erro
         refs: Vec::new(),
         stray_docs: Vec::new(),
         depth: 0,
+        read_paths: Vec::new(),
     };
     let result = ctx.run(input);
     result.map_err(|e| e.locate(&ctx.files))
@@ -86,6 +89,7 @@ impl Ctx<'_> {
             Input::File(path) => {
                 let text = self.read_text(path, None)?;
                 self.mark_read(path);
+                self.read_paths.push(path.to_owned());
                 let file = self.add_file(path.to_owned());
                 self.idl(&text, file, Some(dir_of(path)))?
             }
@@ -120,6 +124,7 @@ impl Ctx<'_> {
                     main_schema: None,
                     named: Vec::new(),
                     warnings,
+                    files: std::mem::take(&mut self.read_paths),
                 })
             }
             None => {
@@ -129,6 +134,7 @@ impl Ctx<'_> {
                     main_schema,
                     named,
                     warnings,
+                    files: std::mem::take(&mut self.read_paths),
                 })
             }
         }
@@ -261,6 +267,7 @@ impl Ctx<'_> {
     /// Reads an imported file; returns its messages.
     fn import(&mut self, kind: ImportKind, path: &Path, pos: Pos) -> Result<Vec<Msg>, Error> {
         let text = self.read_text(path, Some(pos))?;
+        self.read_paths.push(path.to_owned());
         match kind {
             ImportKind::Idl => {
                 self.depth += 1;

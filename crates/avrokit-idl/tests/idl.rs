@@ -324,3 +324,35 @@ fn messages_throws_and_oneway() {
         })
     );
 }
+
+#[test]
+fn files_lists_the_main_file_and_every_import_once() {
+    let idl = IdlReader::new()
+        .import_dir(data().join("include"))
+        .parse_file(data().join("input/import.avdl"))
+        .unwrap();
+    let names: Vec<String> = idl
+        .files()
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names[0], "import.avdl");
+    for want in [
+        "reservedwords.avdl",
+        "nestedimport.avdl",
+        "OnTheClasspath.avdl",
+        "OnTheClasspath.avpr",
+        "OnTheClasspath.avsc",
+        "baz.avsc",
+        "foo.avsc",
+        "bar.avpr",
+    ] {
+        assert_eq!(
+            names.iter().filter(|n| *n == want).count(),
+            1,
+            "{want} in {names:?}"
+        );
+    }
+    let text = IdlReader::new().parse_str("protocol P {}", None).unwrap();
+    assert!(text.files().is_empty());
+}

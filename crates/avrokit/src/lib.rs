@@ -54,6 +54,11 @@
 //!
 //! Off by default:
 //! - `derive`: `#[derive(AvroSchema)]` (the `avrokit-derive` proc-macro crate: syn, quote).
+//! - `uuid`, `chrono`, `time`: `AvroSchema` for `uuid::Uuid` and the date and time types of
+//!   chrono and time (their serde forms need no feature: see [`serde`](crate::serde)).
+//! - `rust_decimal`, `bigdecimal`: `AvroSchema` for `rust_decimal::Decimal` and
+//!   `bigdecimal::BigDecimal`, and conversions between them and [`value::Decimal`] (their
+//!   serde form, decimal text, needs no feature).
 //! - `tokio`: `container::AsyncReader` and `container::AsyncWriter` over tokio's `AsyncRead` /
 //!   `AsyncWrite`, records as a `futures::Stream` (tokio with `io-util` and `rt`, futures).
 #![deny(missing_docs)]

@@ -10,15 +10,15 @@
 //! - `decimal` values are `apache_avro::Decimal` built from the same two's-complement bytes;
 //!   apache-avro cannot write an empty byte string for a decimal (it sign-extends to the
 //!   original length and zero needs one byte), so generated decimals have at least one byte;
-//! - `big-decimal` values are `bigdecimal::BigDecimal`, which apache-avro writes with the
-//!   minimal two's-complement bytes, so generated ones are minimal (`Decimal::from_i128`);
+//! - `big-decimal` values are `bigdecimal::BigDecimal` (converted with the `bigdecimal`
+//!   feature's `From<&Decimal>`), which apache-avro writes with the minimal two's-complement
+//!   bytes, so generated ones are minimal (`Decimal::from_i128`);
 //! - `uuid` values are `uuid::Uuid` (their string form is the same lower-case 8-4-4-4-12), and
 //!   `duration` values are `apache_avro::Duration`.
 
 mod common;
 
 use std::collections::HashMap;
-use std::str::FromStr;
 
 use apache_avro::reader::datum::GenericDatumReader;
 use apache_avro::types::Value as A;
@@ -50,13 +50,8 @@ fn to_apache(m: &Model, t: &T, v: &Value) -> A {
         (_, Value::LocalTimestampMicros(x)) => A::LocalTimestampMicros(*x),
         (_, Value::LocalTimestampNanos(x)) => A::LocalTimestampNanos(*x),
         (_, Value::Decimal(d)) => A::Decimal(apache_avro::Decimal::from(d.unscaled().to_vec())),
-        (_, Value::BigDecimal(d)) => {
-            // The re-export is deprecated, but it is the only way to name the type without
-            // depending on `bigdecimal` ourselves.
-            #[allow(deprecated)]
-            let big = apache_avro::BigDecimal::from_str(&d.to_string()).expect("decimal text");
-            A::BigDecimal(big)
-        }
+        // Through the `bigdecimal` feature's conversion (exact, at any size).
+        (_, Value::BigDecimal(d)) => A::BigDecimal(bigdecimal::BigDecimal::from(d)),
         (_, Value::Uuid(u)) => A::Uuid(apache_avro::Uuid::from_bytes(*u)),
         (_, Value::Duration(d)) => A::Duration(apache_avro::Duration::new(
             Months::new(d.months),

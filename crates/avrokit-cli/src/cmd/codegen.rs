@@ -1,9 +1,10 @@
-//! `codegen`: Rust types for schema files (the library entry point is `avrokit_codegen`).
+//! `codegen`: Rust types for schema, protocol and IDL files (the library entry point is
+//! `avrokit_codegen`).
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use avrokit_codegen::{Config, MapType, Temporal};
+use avrokit_codegen::{Config, DecimalType, MapType, Temporal};
 use clap::{Args, ValueEnum};
 
 use crate::error::{CliError, CliResult, Context};
@@ -12,8 +13,9 @@ use crate::io::Output;
 /// `codegen`
 #[derive(Debug, Args)]
 pub struct CodegenArgs {
-    /// Schema files (`.avsc`: a schema or a JSON array of schemas; they may refer to each
-    /// other's named types). `.avdl` and `.avpr` are not supported yet.
+    /// Input files: `.avsc` schemas (a schema or a JSON array of schemas; they may refer to
+    /// each other's named types), `.avpr` protocols and `.avdl` IDL files (with their
+    /// imports). Every named type they define becomes a Rust type.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// The Rust file to write (`-`: stdout).
@@ -28,6 +30,9 @@ pub struct CodegenArgs {
     /// `uuid::Uuid` for `uuid` strings (else `String`).
     #[arg(long)]
     pub uuid: bool,
+    /// The Rust type of decimals on `bytes` (a decimal fixed keeps its newtype).
+    #[arg(long, value_enum, default_value_t = DecimalArg::Raw)]
+    pub decimal: DecimalArg,
     /// The Rust type of maps.
     #[arg(long, value_enum, default_value_t = MapArg::Hash)]
     pub map: MapArg,
@@ -42,6 +47,17 @@ pub enum TemporalArg {
     Chrono,
     /// time's types (avrokit feature `time`).
     Time,
+}
+
+/// `--decimal`
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DecimalArg {
+    /// The unscaled bytes (`serde_bytes::ByteBuf`).
+    Raw,
+    /// `rust_decimal::Decimal` (avrokit feature `rust_decimal`).
+    RustDecimal,
+    /// `bigdecimal::BigDecimal` (avrokit feature `bigdecimal`).
+    Bigdecimal,
 }
 
 /// `--map`
@@ -64,6 +80,11 @@ pub fn codegen(a: &CodegenArgs) -> CliResult<()> {
         TemporalArg::Time => Temporal::Time,
     })
     .uuid(a.uuid)
+    .decimal(match a.decimal {
+        DecimalArg::Raw => DecimalType::Raw,
+        DecimalArg::RustDecimal => DecimalType::RustDecimal,
+        DecimalArg::Bigdecimal => DecimalType::BigDecimal,
+    })
     .map_type(match a.map {
         MapArg::Hash => MapType::HashMap,
         MapArg::Btree => MapType::BTreeMap,

@@ -40,6 +40,14 @@ const NO_CODEC: &[(&str, &str)] = &[
     ("Date", "date and time types"),
     ("Time", "date and time types"),
     ("Uuid", "uuid::Uuid"),
+    (
+        "Decimal",
+        "decimal types (writers must rescale and check the precision)",
+    ),
+    (
+        "BigDecimal",
+        "decimal types (writers must rescale and check the precision)",
+    ),
     ("ByteBuf", "serde_bytes::ByteBuf"),
     ("Bytes", "serde_bytes::Bytes"),
     ("HashSet", "sets"),

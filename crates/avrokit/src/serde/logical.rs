@@ -535,8 +535,8 @@ pub(crate) fn format_uuid(u: &[u8; 16], out: &mut Text) {
     out.len = 36;
 }
 
-/// The logical type of a schema node, as the serializer treats it. `big-decimal` and
-/// `duration` have no Rust form of their own and are written as their underlying type.
+/// The logical type of a schema node, as the serializer treats it. `duration` has no Rust form
+/// of its own and is written as its underlying type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Logical {
     Temporal(Temporal),
@@ -546,11 +546,16 @@ pub(crate) enum Logical {
     UuidFixed,
     /// `decimal` on `bytes` (`fixed: None`) or `fixed`: the value is the unscaled integer's
     /// two's-complement big-endian bytes, checked against the precision and sign-extended to
-    /// the size of a fixed.
+    /// the size of a fixed; or decimal text (what `rust_decimal` and `bigdecimal` serialize
+    /// to), rescaled to the schema's scale exactly.
     Decimal {
         precision: u32,
+        scale: u32,
         fixed: Option<u32>,
     },
+    /// `big-decimal` on `bytes`: the value is the payload (unscaled bytes and scale), or
+    /// decimal text, written with the scale the text has.
+    BigDecimal,
 }
 
 impl Logical {
@@ -562,16 +567,21 @@ impl Logical {
         match (l, &node.kind) {
             (LogicalType::Uuid, NodeKind::String) => Some(Logical::UuidString),
             (LogicalType::Uuid, NodeKind::Fixed(_)) => Some(Logical::UuidFixed),
-            (LogicalType::Decimal { precision, .. }, NodeKind::Bytes) => Some(Logical::Decimal {
-                precision,
-                fixed: None,
-            }),
-            (LogicalType::Decimal { precision, .. }, NodeKind::Fixed(f)) => {
+            (LogicalType::Decimal { precision, scale }, NodeKind::Bytes) => {
                 Some(Logical::Decimal {
                     precision,
+                    scale,
+                    fixed: None,
+                })
+            }
+            (LogicalType::Decimal { precision, scale }, NodeKind::Fixed(f)) => {
+                Some(Logical::Decimal {
+                    precision,
+                    scale,
                     fixed: Some(u32::try_from(f.size).ok()?),
                 })
             }
+            (LogicalType::BigDecimal, NodeKind::Bytes) => Some(Logical::BigDecimal),
             _ => None,
         }
     }
@@ -586,12 +596,15 @@ impl Logical {
             Logical::UuidFixed => "fixed(16) (uuid)".into(),
             Logical::Decimal {
                 precision,
+                scale,
                 fixed: None,
-            } => format!("bytes (decimal({precision}))"),
+            } => format!("bytes (decimal({precision}, {scale}))"),
             Logical::Decimal {
                 precision,
+                scale,
                 fixed: Some(n),
-            } => format!("fixed({n}) (decimal({precision}))"),
+            } => format!("fixed({n}) (decimal({precision}, {scale}))"),
+            Logical::BigDecimal => "bytes (big-decimal)".into(),
         }
     }
 }

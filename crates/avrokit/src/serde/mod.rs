@@ -104,12 +104,15 @@
 //! | `local-timestamp-*` | integer; text without offset (`NaiveDateTime`; an offset is ignored: the wall-clock time counts); tuples | integer; text; tuples |
 //! | `uuid` on `string` | text (written as is); 16 bytes (`Uuid`, formatted as lower-case text) | text; 16 bytes when the type asks for bytes |
 //! | `uuid` on `fixed(16)` | 16 bytes; text (parsed) | 16 bytes; text when the type asks for a string |
-//! | `decimal` on `bytes` or `fixed` | the unscaled integer as two's-complement big-endian bytes (`serde_bytes`, `Vec<u8>`, `[u8; N]`), checked to have at most `precision` digits and sign-extended to the fixed's size | those bytes (a fixed's, sign-extended) |
+//! | `decimal` on `bytes` or `fixed` | the unscaled integer as two's-complement big-endian bytes (`serde_bytes`, `Vec<u8>`, `[u8; N]`), checked to have at most `precision` digits and sign-extended to the fixed's size; decimal text (`-123.45`, `1.5e3`: what `rust_decimal::Decimal` and `bigdecimal::BigDecimal` serialize to), rescaled to the schema's scale exactly, then checked likewise | those bytes (a fixed's, sign-extended) when the type asks for bytes or a sequence; otherwise (`deserialize_any`, `deserialize_str`: `rust_decimal`, `bigdecimal`, `String`) the exact text, with the schema's scale |
+//! | `big-decimal` on `bytes` | its payload as bytes; decimal text, written with the scale it has (`1.50` has scale 2) | the payload when the type asks for bytes; otherwise the exact text |
 //!
 //! Finer instants are rounded down to the schema's unit (as Java does), so a chrono value with
-//! nanoseconds written as `timestamp-micros` reads back truncated. Decimal number types
-//! (`rust_decimal`, `bigdecimal`) are not supported directly: convert to the unscaled bytes.
-//! `big-decimal` and `duration` are written as their underlying `bytes` and `fixed(12)`.
+//! nanoseconds written as `timestamp-micros` reads back truncated. Decimals are never rounded:
+//! a value with more digits after the point than the schema's scale (other than zeros), or
+//! more digits in all than its precision, is an [`ErrorKind::Data`](crate::ErrorKind) error, as
+//! is a `rust_decimal::Decimal` read from a decimal beyond its 96 bits. `duration` is written
+//! as its underlying `fixed(12)`.
 //! Which conversions a node takes is decided when the plan is compiled: a node without a
 //! logical type pays nothing for them.
 //!
@@ -159,7 +162,7 @@ pub use ser::{to_datum_sink, to_datum_vec, to_datum_writer, SerPlan, Serializer}
 pub mod __private {
     pub use super::schema_of::{
         array_json, default_json, fixed_json, json_text, logical_default, map_json, optional_json,
-        overlay_json, schema_from_json, to_json, with_logical, Names,
+        overlay_json, schema_from_json, serde_logical_default, to_json, with_logical, Names,
     };
     pub use serde_json::{json, Map, Value as Json};
 }

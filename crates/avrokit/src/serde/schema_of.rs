@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{json, Value as Json};
 
+use crate::error::Error;
 use crate::schema::Schema;
 
 /// The Avro schema of a Rust type, as the serde front end writes and reads it.
@@ -31,6 +32,7 @@ use crate::schema::Schema;
 /// | chrono's `NaiveTime`, time's `Time` | `long` `time-micros` |
 /// | chrono's `DateTime<Tz>`, time's `OffsetDateTime` | `long` `timestamp-micros` |
 /// | chrono's `NaiveDateTime`, time's `PrimitiveDateTime` | `long` `local-timestamp-micros` |
+/// | `rust_decimal::Decimal`, `bigdecimal::BigDecimal` (features `rust_decimal`, `bigdecimal`) | `bytes` `big-decimal` (each value keeps its scale); the derive's `#[avro(logical_type = "decimal", precision = P, scale = S)]` makes it a `decimal` |
 /// | `Box<T>`, `Arc<T>`, `&T` | as `T` |
 ///
 /// # Examples
@@ -277,6 +279,54 @@ pub fn logical_default(schema: &Json, default: Json) -> Json {
         Some(Ok(v)) => json!(v),
         _ => default,
     }
+}
+
+/// A default from serde (`#[serde(default)]`, a type's `Default`) as the Avro JSON of its
+/// schema: as [`logical_default`], and decimal text (what `rust_decimal` and `bigdecimal`
+/// serialize to) becomes the JSON of its bytes: the unscaled integer at the schema's scale (a
+/// fixed's sign-extended to its size), or a big-decimal's payload.
+///
+/// # Panics
+/// When the text is a decimal that needs rounding to the schema's scale, or does not fit it.
+#[doc(hidden)]
+pub fn serde_logical_default(schema: &Json, default: Json) -> Json {
+    use crate::logical::{big_decimal, decimal, Decimal};
+    let node = match schema {
+        Json::Array(branches) => branches.first().unwrap_or(&Json::Null),
+        s => s,
+    };
+    let lt = node.get("logicalType").and_then(Json::as_str);
+    let Json::String(text) = &default else {
+        return default;
+    };
+    let bytes = match lt {
+        Some("decimal") => {
+            let scale = node.get("scale").and_then(Json::as_u64).unwrap_or(0);
+            let precision = node.get("precision").and_then(Json::as_u64);
+            let size = node.get("size").and_then(Json::as_u64);
+            let written = u32::try_from(scale)
+                .map_err(|_| Error::data("scale"))
+                .and_then(|scale| decimal::text_to_unscaled(text, scale))
+                .and_then(|b| {
+                    let p = precision.and_then(|p| u32::try_from(p).ok());
+                    let s = size.and_then(|s| usize::try_from(s).ok());
+                    decimal::to_write(&b, p, s).map(|w| w.as_slice().to_vec())
+                });
+            match written {
+                Ok(b) => b,
+                Err(e) => panic!("the default {text:?} of a decimal field: {e}"),
+            }
+        }
+        Some("big-decimal") => match text
+            .parse::<Decimal>()
+            .and_then(|d| big_decimal::payload(&d))
+        {
+            Ok(b) => b,
+            Err(e) => panic!("the default {text:?} of a big-decimal field: {e}"),
+        },
+        _ => return logical_default(schema, default),
+    };
+    Json::String(bytes.iter().map(|&b| char::from(b)).collect())
 }
 
 /// The schema `derived` from a Rust type, with the attributes and union order of `overlay` (the
@@ -550,6 +600,10 @@ logical! {
     [] time::OffsetDateTime => "long", "timestamp-micros";
     #[cfg(feature = "time")]
     [] time::PrimitiveDateTime => "long", "local-timestamp-micros";
+    #[cfg(feature = "rust_decimal")]
+    [] rust_decimal::Decimal => "bytes", "big-decimal";
+    #[cfg(feature = "bigdecimal")]
+    [] bigdecimal::BigDecimal => "bytes", "big-decimal";
 }
 
 macro_rules! transparent {

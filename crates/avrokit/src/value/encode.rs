@@ -1,5 +1,7 @@
 //! Encoding a [`Value`] by walking the schema arena, checking that it matches.
 
+use std::borrow::Cow;
+
 use super::Value;
 use crate::encode::Encoder;
 use crate::error::{Error, Result};
@@ -171,7 +173,7 @@ pub(crate) fn write_scalar<O: ScalarOut>(out: &mut O, value: &Value, node: &Node
         (NodeKind::Double, Value::Int(v)) => out.double(f64::from(*v)),
         (NodeKind::Double, Value::Long(v)) => out.double(*v as f64),
         (NodeKind::Bytes, Value::Bytes(b)) => out.bytes(b),
-        (NodeKind::Bytes, Value::Decimal(d)) => out.bytes(checked_decimal(node, d)?),
+        (NodeKind::Bytes, Value::Decimal(d)) => out.bytes(&checked_decimal(node, d)?),
         (NodeKind::Bytes, Value::BigDecimal(d)) => out.bytes(&big_decimal::payload(d)?),
         (NodeKind::String, Value::String(s)) => out.string(s),
         (NodeKind::String, Value::Uuid(u)) => out.string(uuid::as_str(&uuid::text(u))),
@@ -260,20 +262,21 @@ pub(crate) fn enter(depth: usize) -> Result<usize> {
 }
 
 /// The unscaled bytes of a decimal written to `node` (`bytes` or `fixed`), checked against its
-/// `decimal` annotation, if any: the scale must be the schema's, and the unscaled value may have
-/// at most `precision` digits, as Java's `DecimalConversion` and serde's writer require. Readers
-/// take over-precise decimals as they are (Java's decoder does not check either).
-pub(crate) fn checked_decimal<'d>(node: &Node, d: &'d Decimal) -> Result<&'d [u8]> {
+/// `decimal` annotation, if any: a value of another scale is rescaled to the schema's exactly
+/// (an error when that needs rounding), and the unscaled value may have at most `precision`
+/// digits, as Java's `DecimalConversion` and serde's writer require. Readers take over-precise
+/// decimals as they are (Java's decoder does not check either).
+pub(crate) fn checked_decimal<'d>(node: &Node, d: &'d Decimal) -> Result<Cow<'d, [u8]>> {
     if let Some(LogicalType::Decimal { precision, scale }) = node.logical {
-        if scale != d.scale() {
-            return Err(Error::data(format!(
-                "decimal value has scale {}, the schema has scale {scale}",
-                d.scale()
-            )));
-        }
-        decimal::check_precision(d.unscaled(), precision)?;
+        let bytes = if scale == d.scale() {
+            Cow::Borrowed(d.unscaled())
+        } else {
+            Cow::Owned(d.rescale(scale)?.unscaled().to_vec())
+        };
+        decimal::check_precision(&bytes, precision)?;
+        return Ok(bytes);
     }
-    Ok(d.unscaled())
+    Ok(Cow::Borrowed(d.unscaled()))
 }
 
 /// A decimal written to a `fixed` node: [`checked_decimal`], sign-extended to the size.
@@ -281,7 +284,7 @@ pub(crate) fn fixed_decimal(node: &Node, d: &Decimal) -> Result<FixedBytes> {
     let NodeKind::Fixed(f) = &node.kind else {
         return Err(Error::data("internal: a fixed decimal without a fixed"));
     };
-    decimal::fit(checked_decimal(node, d)?, f.size).ok_or_else(|| {
+    decimal::fit(&checked_decimal(node, d)?, f.size).ok_or_else(|| {
         Error::data(format!(
             "decimal {d} does not fit in fixed {} of {} bytes",
             f.name, f.size

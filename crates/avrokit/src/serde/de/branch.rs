@@ -9,7 +9,10 @@ use super::op::{
 };
 use crate::error::{Error, Result};
 use crate::io::{Reference, Source};
-use crate::resolution::ops::{enum_out_of_range, unknown_symbol, FixedOut, Op, OpId, NO_SYMBOL};
+use crate::logical::{big_decimal, decimal};
+use crate::resolution::ops::{
+    enum_out_of_range, unknown_symbol, BytesOut, FixedOut, Op, OpId, NO_SYMBOL,
+};
 use crate::schema::{NodeId, NodeKind, Schema};
 use crate::serde::logical::parse_uuid;
 
@@ -150,6 +153,27 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
             }
             Op::Union(_) | Op::Wrap { .. } => self.in_branch(visitor, |d, v| d.deserialize_str(v)),
             _ => de::Deserializer::deserialize_any(self, visitor),
+        }
+    }
+
+    /// A decimal or big-decimal as its exact text (`-123.45`), which `rust_decimal` and
+    /// `bigdecimal` read; a big-decimal payload that does not parse stays bytes.
+    #[inline(never)]
+    pub(super) fn decimal_text<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let (r, scale) = match &self.ops()[self.op as usize] {
+            Op::Bytes(BytesOut::Decimal(scale)) => (self.dec.read_bytes_ref()?, Some(*scale)),
+            Op::Fixed {
+                size,
+                out: FixedOut::Decimal(scale),
+            } => (self.dec.read_fixed_ref(*size)?, Some(*scale)),
+            _ => (self.dec.read_bytes_ref()?, None),
+        };
+        match scale {
+            Some(scale) => visitor.visit_str(&decimal::to_text(&r, scale)),
+            None => match big_decimal::parse(&r) {
+                Some(d) => visitor.visit_str(&d.to_text()),
+                None => visitor.visit_bytes(&r),
+            },
         }
     }
 

@@ -9,7 +9,7 @@ use super::plan::DeInner;
 use crate::decode::{Blocks, Decoder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::{Reference, Source};
-use crate::resolution::ops::{FixedOut, IntOut, LongOut, Op, OpId, RecordOp, StringOut};
+use crate::resolution::ops::{BytesOut, FixedOut, IntOut, LongOut, Op, OpId, RecordOp, StringOut};
 use crate::schema::{NodeKind, Schema};
 use crate::serde::logical::{format_uuid, Temporal, Text, Unit};
 use crate::value::Value;
@@ -233,10 +233,17 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
             Op::Float => visitor.visit_f32(self.dec.read_float()?),
             Op::FloatToDouble => visitor.visit_f64(f64::from(self.dec.read_float()?)),
             Op::Double => visitor.visit_f64(self.dec.read_double()?),
-            Op::Bytes(_) => match self.dec.read_bytes_ref()? {
+            Op::Bytes(BytesOut::Bytes) => match self.dec.read_bytes_ref()? {
                 Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
                 Reference::Copied(b) => visitor.visit_bytes(b),
             },
+            // Decimals as their text: what `rust_decimal` and `bigdecimal` read. Their bytes
+            // are what `deserialize_bytes` and sequences get.
+            Op::Bytes(_)
+            | Op::Fixed {
+                out: FixedOut::Decimal(_),
+                ..
+            } => self.decimal_text(visitor),
             Op::String(_) => match self.dec.read_str_ref()? {
                 Reference::Borrowed(s) => visitor.visit_borrowed_str(s),
                 Reference::Copied(s) => visitor.visit_str(s),
@@ -396,7 +403,11 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
         match &self.ops()[self.op as usize] {
             // A uuid as its 16 bytes (what `uuid::Uuid` asks a binary format for).
             Op::String(StringOut::Uuid) => self.uuid_bytes(visitor),
-            Op::String(_) => match self.dec.read_bytes_ref()? {
+            Op::String(_) | Op::Bytes(_) => match self.dec.read_bytes_ref()? {
+                Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
+                Reference::Copied(b) => visitor.visit_bytes(b),
+            },
+            Op::Fixed { size, .. } => match self.dec.read_fixed_ref(*size)? {
                 Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
                 Reference::Copied(b) => visitor.visit_bytes(b),
             },

@@ -64,8 +64,8 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_> {
             Value::Double(v) => visitor.visit_f64(*v),
             Value::Bytes(b) | Value::Fixed(b) => visitor.visit_bytes(b),
             Value::String(s) => visitor.visit_str(s),
-            Value::Decimal(d) => visitor.visit_bytes(d.unscaled()),
-            Value::BigDecimal(d) => visitor.visit_bytes(d.unscaled()),
+            // Decimals as their text, as the op deserializer gives them.
+            Value::Decimal(d) | Value::BigDecimal(d) => visitor.visit_str(&d.to_text()),
             Value::Uuid(u) => match node {
                 NodeKind::String => visitor.visit_str(&crate::logical::uuid::format(u)),
                 _ => visitor.visit_bytes(u),
@@ -184,6 +184,8 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_> {
         let inner = self.unwrap_union();
         match inner.v {
             Value::Uuid(u) => visitor.visit_bytes(u),
+            Value::Decimal(d) => visitor.visit_bytes(d.unscaled()),
+            Value::BigDecimal(d) => visitor.visit_bytes(&crate::logical::big_decimal::payload(d)?),
             _ => inner.deserialize_any(visitor),
         }
     }
@@ -197,6 +199,10 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_> {
         match inner.v {
             Value::Bytes(b) | Value::Fixed(b) => visitor.visit_seq(ByteSeq { bytes: b, pos: 0 }),
             Value::Uuid(u) => visitor.visit_seq(ByteSeq { bytes: u, pos: 0 }),
+            Value::Decimal(d) => visitor.visit_seq(ByteSeq {
+                bytes: d.unscaled(),
+                pos: 0,
+            }),
             _ => inner.deserialize_any(visitor),
         }
     }

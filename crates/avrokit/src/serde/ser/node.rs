@@ -12,7 +12,7 @@ use super::State;
 use crate::encode::Encoder;
 use crate::error::{Error, Result};
 use crate::io::Sink;
-use crate::logical::decimal;
+use crate::logical::{big_decimal, decimal};
 use crate::serde::logical::{check_decimal, format_uuid, parse_uuid, Logical, Temporal, Text};
 
 /// The serde `Serializer` for one value at one schema node.
@@ -90,7 +90,18 @@ impl<'a, S: Sink> NodeSer<'a, S> {
                 Some(u) => self.st.enc.write_fixed(&u),
                 None => Err(Error::data(format!("{v:?} is not a UUID"))),
             },
-            Logical::Decimal { .. } => Err(mismatch(self.node, "a string")),
+            Logical::Decimal {
+                precision,
+                scale,
+                fixed,
+            } => {
+                let b = decimal::text_to_unscaled(v, scale)?;
+                write_decimal(&mut self.st.enc, &b, precision, fixed)
+            }
+            Logical::BigDecimal => {
+                let d: crate::logical::Decimal = v.parse()?;
+                self.st.enc.write_bytes(&big_decimal::payload(&d)?)
+            }
         }
     }
 
@@ -133,15 +144,10 @@ impl<'a, S: Sink> NodeSer<'a, S> {
                 "a fixed uuid needs 16 bytes, the value has {}",
                 v.len()
             ))),
-            Logical::Decimal { precision, fixed } => {
-                check_decimal(v, precision)?;
-                match fixed {
-                    None => self.st.enc.write_bytes(v),
-                    Some(size) => {
-                        write_decimal_fixed(&mut self.st.enc, v, precision, size as usize)
-                    }
-                }
-            }
+            Logical::Decimal {
+                precision, fixed, ..
+            } => write_decimal(&mut self.st.enc, v, precision, fixed),
+            Logical::BigDecimal => self.st.enc.write_bytes(v),
             Logical::Temporal(_) => Err(mismatch(self.node, "bytes")),
         }
     }
@@ -674,6 +680,20 @@ pub(super) fn write_temporal<S: Sink>(
     }
 }
 
+/// Writes a decimal's unscaled integer, checked against the precision: as `bytes`, or
+/// sign-extended to a fixed of `fixed` bytes.
+fn write_decimal<S: Sink>(
+    enc: &mut Encoder<S>,
+    v: &[u8],
+    precision: u32,
+    fixed: Option<u32>,
+) -> Result<()> {
+    match fixed {
+        None => check_decimal(v, precision).and_then(|_| enc.write_bytes(v)),
+        Some(size) => write_decimal_fixed(enc, v, precision, size as usize),
+    }
+}
+
 /// Writes a decimal's unscaled integer sign-extended to a fixed of `size` bytes.
 pub(super) fn write_decimal_fixed<S: Sink>(
     enc: &mut Encoder<S>,
@@ -710,10 +730,10 @@ pub(super) fn logical_end<S: Sink>(
             let v = t.count_of_parts(&parts[..n])?;
             write_temporal(enc, node, t, v)
         }
-        Logical::Decimal { precision, fixed } => match fixed {
-            None => check_decimal(buf, precision).and_then(|_| enc.write_bytes(buf)),
-            Some(size) => write_decimal_fixed(enc, buf, precision, size as usize),
-        },
+        Logical::Decimal {
+            precision, fixed, ..
+        } => write_decimal(enc, buf, precision, fixed),
+        Logical::BigDecimal => enc.write_bytes(buf),
         Logical::UuidString => match <&[u8; 16]>::try_from(buf) {
             Ok(u) => {
                 let mut t = Text::new();

@@ -243,7 +243,8 @@ pub(super) fn compile_node(schema: &Schema, node: &Node) -> SNode {
             let type_of = |b: usize| schema.node(u.variants[b]).kind.type_name();
             let mut by_kind = [None; N_KINDS];
             // Failing those, a branch whose logical type takes the kind: text and `time` tuples
-            // for dates and times, text for a fixed uuid, any bytes for a fixed decimal.
+            // for dates and times, text for a fixed uuid, any bytes (or text) for a fixed
+            // decimal.
             let logical_takes = |b: usize, k: usize| {
                 let l = Logical::of(schema.node(u.variants[b]));
                 match (l, k) {
@@ -252,7 +253,9 @@ pub(super) fn compile_node(schema: &Schema, node: &Node) -> SNode {
                     }
                     (Some(Logical::UuidFixed), k) => k == Kind::Str as usize,
                     (Some(Logical::Decimal { fixed: Some(_), .. }), k) => {
-                        k == Kind::Bytes as usize || k == Kind::Seq as usize
+                        k == Kind::Bytes as usize
+                            || k == Kind::Seq as usize
+                            || k == Kind::Str as usize
                     }
                     _ => false,
                 }
