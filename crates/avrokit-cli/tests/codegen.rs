@@ -159,3 +159,32 @@ fn idl_with_imports_and_protocols() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("money.avsc"));
 }
+
+#[test]
+fn decimals_map_to_the_type_asked_for() {
+    let dir = scratch("decimal");
+    let schema = dir.join("price.avsc");
+    fs::write(
+        &schema,
+        r#"{"type":"record","name":"Price","fields":[
+            {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}}]}"#,
+    )
+    .unwrap();
+    for (flag, want) in [
+        ("raw", "pub amount: ::serde_bytes::ByteBuf,"),
+        ("rust-decimal", "pub amount: ::rust_decimal::Decimal,"),
+        ("bigdecimal", "pub amount: ::bigdecimal::BigDecimal,"),
+    ] {
+        let o = run(&[
+            "codegen",
+            "--decimal",
+            flag,
+            schema.to_str().unwrap(),
+            "--out",
+            "-",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let code = String::from_utf8_lossy(&o.stdout);
+        assert!(code.contains(want), "{flag}: {code}");
+    }
+}

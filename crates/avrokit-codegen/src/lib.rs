@@ -119,7 +119,9 @@ impl Default for Config {
 pub struct Generated {
     /// The Rust source: items only, for `include!` or a module file.
     pub code: String,
-    /// The Rust type of each input's root schema, in input order.
+    /// The Rust type of each input schema's root, in input order: for
+    /// [`generate_files`](Config::generate_files), an `.avsc`'s root, and each type of a
+    /// protocol or IDL file.
     pub roots: Vec<String>,
 }
 

@@ -55,7 +55,7 @@
 //! Off by default:
 //! - `derive`: `#[derive(AvroSchema)]` (the `avrokit-derive` proc-macro crate: syn, quote).
 //! - `uuid`, `chrono`, `time`: `AvroSchema` for `uuid::Uuid` and the date and time types of
-//!   chrono and time (their serde forms need no feature: see [`serde`](crate::serde)).
+//!   chrono and time (their serde forms need no feature: see the `serde` module).
 //! - `rust_decimal`, `bigdecimal`: `AvroSchema` for `rust_decimal::Decimal` and
 //!   `bigdecimal::BigDecimal`, and conversions between them and [`value::Decimal`] (their
 //!   serde form, decimal text, needs no feature).

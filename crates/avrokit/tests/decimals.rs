@@ -353,3 +353,60 @@ fn serde_defaults_of_decimals_are_their_bytes() {
     assert_eq!(r.fee, dec("1.50"));
     assert_eq!(r.exact, big("0"));
 }
+
+proptest::proptest! {
+    /// Any rust_decimal at any schema scale at least its own: the serde bytes are the `Value`
+    /// encoding of the rescaled unscaled integer, and read back equal; at a smaller scale, a
+    /// value is written only when the digits dropped are zeros.
+    #[test]
+    fn rust_decimals_round_trip_at_every_scale(m in proptest::num::i64::ANY, own in 0u32..=18, schema_scale in 0u32..=20) {
+        let d = Decimal::from_i128_with_scale(i128::from(m), own);
+        let json = format!(r#"{{"type":"bytes","logicalType":"decimal","precision":60,"scale":{schema_scale}}}"#);
+        let schema = Schema::parse_str(&json).unwrap();
+        let exact = AvroDecimal::from(d).rescale(schema_scale);
+        match (write(&d, &json), exact) {
+            (Ok(bytes), Ok(rescaled)) => {
+                let fits = rescaled.to_i128().is_some_and(|n| n.unsigned_abs() < 1 << 96);
+                let v = Value::Decimal(rescaled);
+                proptest::prop_assert_eq!(&bytes, &avrokit::to_datum_vec(&v, &schema).unwrap());
+                if fits {
+                    let back: Decimal = read(&bytes, &json).unwrap();
+                    proptest::prop_assert_eq!(back, d);
+                    proptest::prop_assert_eq!(back.scale(), schema_scale);
+                } else {
+                    // Past rust_decimal's 96 bits at this scale: an error, never a rounded
+                    // value; bigdecimal reads it exactly.
+                    proptest::prop_assert!(read::<Decimal>(&bytes, &json).is_err());
+                    let back: BigDecimal = read(&bytes, &json).unwrap();
+                    proptest::prop_assert_eq!(back, BigDecimal::from(&AvroDecimal::from(d)));
+                }
+            }
+            (Err(e), Err(_)) => {
+                proptest::prop_assert!(schema_scale < own, "{}", e);
+                proptest::prop_assert!(e.to_string().contains("needs rounding"), "{}", e);
+            }
+            (w, r) => proptest::prop_assert!(false, "serde {:?}, rescale {:?}", w.err(), r.err()),
+        }
+    }
+}
+
+#[test]
+fn rust_decimal_never_rounds_what_it_reads() {
+    // 29 digits after the point: rust_decimal's own parser would round the plain text to 28.
+    let wide = r#"{"type":"bytes","logicalType":"decimal","precision":30,"scale":29}"#;
+    let text = "1.00000000000000000000000000001";
+    let bytes = write(&big(text), wide).unwrap();
+    assert!(read::<Decimal>(&bytes, wide).is_err());
+    assert_eq!(read::<BigDecimal>(&bytes, wide).unwrap(), big(text));
+    // A String gets the exponent form there, the plain form within rust_decimal's range.
+    let s: String = read(&bytes, wide).unwrap();
+    assert_eq!(s, "100000000000000000000000000001E-29");
+    let s: String = read(&[0x04, 0xcf, 0xc7], BYTES_9_2).unwrap();
+    assert_eq!(s, "-123.45");
+    // 2^96 at scale 0 does not fit either; 2^96 - 1 does.
+    let int = r#"{"type":"bytes","logicalType":"decimal","precision":30}"#;
+    let max = write(&dec("79228162514264337593543950335"), int).unwrap();
+    assert_eq!(read::<Decimal>(&max, int).unwrap(), Decimal::MAX);
+    let over = write(&big("79228162514264337593543950336"), int).unwrap();
+    assert!(read::<Decimal>(&over, int).is_err());
+}

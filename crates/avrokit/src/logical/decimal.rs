@@ -572,6 +572,22 @@ pub(crate) fn to_text(unscaled: &[u8], scale: u32) -> String {
     }
 }
 
+/// The text the serde deserializer hands out for a decimal: [`to_text`] while the number has
+/// at most 96 bits of unscaled magnitude and a scale of at most 28 (what `rust_decimal` holds
+/// exactly); beyond that the exponent form `<unscaled>E-<scale>`, which `bigdecimal` reads
+/// exactly and `rust_decimal` refuses, where its parser would round the plain form silently.
+pub(crate) fn to_serde_text(unscaled: &[u8], scale: u32) -> String {
+    let (_, mag) = magnitude(unscaled);
+    if mag.len() <= 12 && scale <= 28 {
+        return to_text(unscaled, scale);
+    }
+    let int = to_text(unscaled, 0);
+    if significant(unscaled).len() > MAX_TEXT_BYTES {
+        return int; // the hex form, which nothing takes for a number
+    }
+    format!("{int}E-{scale}")
+}
+
 /// The sign and magnitude (big-endian, no leading zero bytes: empty for zero) of a
 /// two's-complement integer.
 fn magnitude(b: &[u8]) -> (bool, Vec<u8>) {

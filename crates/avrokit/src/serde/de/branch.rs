@@ -157,7 +157,8 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
     }
 
     /// A decimal or big-decimal as its exact text (`-123.45`), which `rust_decimal` and
-    /// `bigdecimal` read; a big-decimal payload that does not parse stays bytes.
+    /// `bigdecimal` read (in exponent form past what `rust_decimal` holds exactly, so that it
+    /// fails rather than rounds); a big-decimal payload that does not parse stays bytes.
     #[inline(never)]
     pub(super) fn decimal_text<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let (r, scale) = match &self.ops()[self.op as usize] {
@@ -169,9 +170,9 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
             _ => (self.dec.read_bytes_ref()?, None),
         };
         match scale {
-            Some(scale) => visitor.visit_str(&decimal::to_text(&r, scale)),
+            Some(scale) => visitor.visit_str(&decimal::to_serde_text(&r, scale)),
             None => match big_decimal::parse(&r) {
-                Some(d) => visitor.visit_str(&d.to_text()),
+                Some(d) => visitor.visit_str(&decimal::to_serde_text(d.unscaled(), d.scale())),
                 None => visitor.visit_bytes(&r),
             },
         }

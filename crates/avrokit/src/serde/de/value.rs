@@ -65,7 +65,9 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_> {
             Value::Bytes(b) | Value::Fixed(b) => visitor.visit_bytes(b),
             Value::String(s) => visitor.visit_str(s),
             // Decimals as their text, as the op deserializer gives them.
-            Value::Decimal(d) | Value::BigDecimal(d) => visitor.visit_str(&d.to_text()),
+            Value::Decimal(d) | Value::BigDecimal(d) => visitor.visit_str(
+                &crate::logical::decimal::to_serde_text(d.unscaled(), d.scale()),
+            ),
             Value::Uuid(u) => match node {
                 NodeKind::String => visitor.visit_str(&crate::logical::uuid::format(u)),
                 _ => visitor.visit_bytes(u),
