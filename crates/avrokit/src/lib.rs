@@ -12,7 +12,7 @@
 //! - [`Encoder`] / [`Decoder`]: the binary encoding, one call per value, like Java's
 //!   `BinaryEncoder`/`BinaryDecoder`. Every front end is built on them.
 //! - [`Value`]: generic values, encoded and decoded with a schema.
-//! - [`serde`](crate::serde): Rust types straight to and from the binary encoding through plans
+//! - [`serde`]: Rust types straight to and from the binary encoding through plans
 //!   compiled once ([`serde::SerPlan`], [`serde::DePlan`]), zero-copy from slices, schema
 //!   resolution included; [`AvroSchema`] (and `#[derive(AvroSchema)]`) for a type's schema.
 //! - [`codec`]: generated codecs ([`AvroEncode`], [`AvroDecode`], emitted by

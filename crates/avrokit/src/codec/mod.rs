@@ -98,7 +98,7 @@ use crate::serde::AvroSchema;
 use crate::value::Value;
 
 /// A type that writes itself in Avro's binary encoding, with the schema of its
-/// [`AvroSchema`](crate::AvroSchema).
+/// [`AvroSchema`].
 ///
 /// Implemented for the standard types and by `#[derive(AvroSchema)]`; see the
 /// [module docs](self).

@@ -200,7 +200,7 @@ pub fn to_datum_vec(value: &Value, schema: &Schema) -> Result<Vec<u8>> {
 /// Decodes one datum of `schema` from `bytes`, which must hold exactly that datum.
 ///
 /// # Errors
-/// Malformed or truncated data ([`ErrorKind::Eof`]), or bytes left over after the datum.
+/// Malformed or truncated data ([`ErrorKind::Eof`](crate::ErrorKind::Eof)), or bytes left over after the datum.
 pub fn from_datum_slice(bytes: &[u8], schema: &Schema) -> Result<Value> {
     let mut dec = Decoder::from_slice(bytes);
     let v = read_value(&mut dec, schema)?;

@@ -108,7 +108,7 @@ impl ReaderBuilder {
     /// # Errors
     /// A malformed header (bad magic, truncated, invalid or missing `avro.schema`), an unknown
     /// or disabled codec, a reader schema that cannot be resolved against the file's
-    /// ([`ErrorKind::Resolution`]), or a failing reader.
+    /// ([`ErrorKind::Resolution`](crate::ErrorKind::Resolution)), or a failing reader.
     pub fn build<R: Read>(self, reader: R) -> Result<Reader<'static, R>> {
         let stream = Stream::new(reader, self.capacity, None);
         Reader::open(Input::Stream(stream), self)

@@ -12,13 +12,13 @@ use crate::schema::Schema;
 /// Writer schemas of container files, remembered by the exact bytes of their header's
 /// `avro.schema` entry, so that readers of many files with the same schema parse it once.
 ///
-/// A [`ReaderBuilder::with_schema_cache`] reader looks the header's schema text up here: when
+/// A [`ReaderBuilder::with_schema_cache`](crate::container::ReaderBuilder::with_schema_cache) reader looks the header's schema text up here: when
 /// the cache holds exactly those bytes, the reader uses the schema parsed from them before
 /// (and what was derived from it) instead of parsing the text again; otherwise it parses the
 /// text and adds it. Only identical bytes match: a text that differs in anything, even
-/// whitespace, is parsed on its own. The reader's [`schema()`](Reader::schema) is then the
+/// whitespace, is parsed on its own. The reader's [`schema()`](crate::container::Reader::schema) is then the
 /// cached `Schema` itself (the same `Arc`), so plans compiled once from it
-/// ([`DePlan::compile`]) are recognised by a pointer comparison.
+/// ([`DePlan::compile`](crate::serde::DePlan::compile)) are recognised by a pointer comparison.
 ///
 /// [`insert`](Self::insert) seeds the cache with a schema you hold, under the text avrokit's
 /// writers put in headers: files written by avrokit with that schema then read as that very
@@ -98,8 +98,8 @@ impl SchemaCache {
     }
 
     /// Adds `schema` under the JSON text avrokit's container writers write for it
-    /// ([`WriterBuilder::build`](super::WriterBuilder::build) and
-    /// [`WriterTemplate`](super::WriterTemplate)), replacing any schema cached under that
+    /// ([`WriterBuilder::build`](crate::container::WriterBuilder::build) and
+    /// [`WriterTemplate`](crate::container::WriterTemplate)), replacing any schema cached under that
     /// text.
     pub fn insert(&self, schema: &Schema) {
         let json = crate::schema::write::to_json_text(schema);

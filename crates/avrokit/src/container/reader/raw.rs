@@ -16,7 +16,7 @@ use crate::value::{read_value, Value};
 /// A data block as stored in the file: its framing and its (possibly compressed) payload.
 ///
 /// Returned by [`Reader::next_raw_block`], for tools that count, copy or inspect blocks
-/// without decoding them; [`Writer::append_raw_block`](super::Writer::append_raw_block) writes
+/// without decoding them; [`Writer::append_raw_block`](crate::container::Writer::append_raw_block) writes
 /// one into another file of the same codec and schema.
 #[derive(Debug, Clone, Copy)]
 pub struct RawBlock<'r> {

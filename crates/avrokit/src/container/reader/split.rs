@@ -40,7 +40,7 @@ impl<'a, R: Read> Reader<'a, R> {
     /// ```
     ///
     /// # Errors
-    /// A reader built over an `io::Read` that cannot seek ([`ReaderBuilder::build`]), or a
+    /// A reader built over an `io::Read` that cannot seek ([`ReaderBuilder::build`](crate::container::ReaderBuilder::build)), or a
     /// failing reader.
     pub fn seek_split(&mut self, start: u64, end: u64) -> Result<()> {
         self.cur.left = 0;

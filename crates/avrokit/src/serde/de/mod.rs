@@ -75,7 +75,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
     /// Reads the next datum as a `T`.
     ///
     /// # Errors
-    /// Malformed or truncated data ([`ErrorKind::Eof`]), data the type cannot hold, or a datum
+    /// Malformed or truncated data ([`ErrorKind::Eof`](crate::ErrorKind::Eof)), data the type cannot hold, or a datum
     /// the reader's schema cannot represent; the error has the byte offset and the path of the
     /// value.
     #[inline]

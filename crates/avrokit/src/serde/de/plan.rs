@@ -67,7 +67,7 @@ impl DePlan {
     /// A plan for reading data written with `writer` as values of `reader`.
     ///
     /// # Errors
-    /// [`ErrorKind::Resolution`] when the schemas cannot be resolved (see
+    /// [`ErrorKind::Resolution`](crate::ErrorKind::Resolution) when the schemas cannot be resolved (see
     /// [`ResolvedPlan::compile`]).
     pub fn resolving(writer: &Schema, reader: &Schema) -> Result<DePlan> {
         Ok(DePlan::from_resolved(ResolvedPlan::compile(

@@ -9,7 +9,7 @@ use crate::schema::{Node, NodeKind, Schema};
 use crate::serde::logical::Logical;
 use crate::value::write_value;
 
-/// A schema compiled once for writing Rust values with serde: see the [module docs](super).
+/// A schema compiled once for writing Rust values with serde: see the [module docs](crate::serde).
 ///
 /// Built once, cheap to clone (an `Arc`), `Send + Sync`. It holds, for every node of the
 /// schema, what the serializer needs without looking at the schema again: record fields by
