@@ -206,10 +206,10 @@ async fn main() {
     let parts = std::thread::available_parallelism().map_or(2, |n| n.get());
     let queries = [
         ("count(*)", "SELECT count(*) FROM t"),
-        ("sum(d)", "SELECT sum(d) FROM t"),
+        ("sum(i)", "SELECT sum(i) FROM t"),
         (
             "filter + group by",
-            "SELECT e, count(*), avg(d) FROM t WHERE b AND i > 0 GROUP BY e ORDER BY e",
+            "SELECT e, count(*), sum(i) FROM t WHERE b AND i > 0 GROUP BY e ORDER BY e",
         ),
     ];
     println!("{mib} MiB table, median of {runs} runs, {parts} target partitions; seconds");
