@@ -547,23 +547,51 @@ fn decimal_error(b: &[u8], at: usize) -> Error {
     )
 }
 
-/// The 16 bytes of a uuid's text form (`8-4-4-4-12` hex digits).
+/// The 16 bytes of a uuid's text form (`8-4-4-4-12` hex digits): dashes exactly at 8, 13, 18
+/// and 23, hex digits everywhere else.
 pub(crate) fn parse_uuid(s: &[u8]) -> Option<[u8; 16]> {
-    if s.len() != 36 || s[8] != b'-' || s[13] != b'-' || s[18] != b'-' || s[23] != b'-' {
+    if s.len() != 36 {
         return None;
     }
     let mut out = [0u8; 16];
-    let mut n = 0;
-    let mut i = 0;
-    while i < 36 {
-        if s[i] == b'-' {
-            i += 1;
+    let mut digits = 0usize;
+    for (i, &c) in s.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            if c != b'-' {
+                return None;
+            }
             continue;
         }
-        let hex = |c: u8| (c as char).to_digit(16);
-        out[n] = (hex(s[i])? * 16 + hex(s[i + 1])?) as u8;
-        n += 1;
-        i += 2;
+        let d = (c as char).to_digit(16)? as u8;
+        let byte = &mut out[digits / 2];
+        *byte = if digits % 2 == 0 { d << 4 } else { *byte | d };
+        digits += 1;
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_uuid;
+
+    #[test]
+    fn uuid_text_is_parsed_by_position() {
+        let u = parse_uuid(b"123e4567-e89b-12d3-a456-426614174000").unwrap();
+        assert_eq!(u[0], 0x12);
+        assert_eq!(u[15], 0x00);
+        assert_eq!(u[8], 0xa4);
+        // Dashes elsewhere (the fuzzer's input shifted the pairs past the end), a dash missing,
+        // a non-hex digit, a wrong length: none is a uuid, and none panics.
+        for bad in [
+            &b"1-3e4567-e89b-12d3-a456-426614174000"[..],
+            b"123e4567-e89b-12d3-a456-42661417400-",
+            b"123e4567-e89b-12d3-a456-4266141740-0",
+            b"123e4567xe89b-12d3-a456-426614174000",
+            b"123e4567-e89b-12d3-a456-42661417400g",
+            b"123e4567-e89b-12d3-a456-42661417400",
+            b"------------------------------------",
+        ] {
+            assert_eq!(parse_uuid(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
+    }
 }
