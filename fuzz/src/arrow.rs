@@ -31,20 +31,12 @@ fn arrow_rows(
     data: &[u8],
     range: Option<(u64, u64)>,
 ) -> Result<usize, avrokit_arrow::Error> {
-    let mut r = match range {
-        None => builder.build_slice(data)?,
-        Some((a, b)) => {
-            let mut r = builder.build_seekable(std::io::Cursor::new(data.to_vec()))?;
-            r.seek_split(a, b)?;
-            let mut n = 0;
-            for batch in r.by_ref() {
-                n += batch?.num_rows();
-            }
-            return Ok(n);
-        }
-    };
+    let mut r = builder.build_seekable(std::io::Cursor::new(data))?;
+    if let Some((a, b)) = range {
+        r.seek_split(a, b)?;
+    }
     let mut n = 0;
-    for batch in r.by_ref() {
+    for batch in r {
         n += batch?.num_rows();
     }
     Ok(n)

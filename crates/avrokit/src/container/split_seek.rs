@@ -9,7 +9,6 @@
 
 use super::codec::Codec;
 use super::framing::{peek_block_header, Header, SYNC_SIZE};
-use super::reader::min_encoded_size;
 use crate::io::Limits;
 use crate::schema::Schema;
 
@@ -114,7 +113,7 @@ impl SplitSeeker {
             len: file_len,
             end,
             null: codec == Codec::Null,
-            min_record_size: min_encoded_size(schema),
+            min_record_size: schema.min_encoded_size(),
             limits,
             scan: start,
             state,

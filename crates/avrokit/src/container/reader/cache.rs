@@ -3,7 +3,6 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use super::checks::min_encoded_size;
 use crate::container::codec::Codec;
 use crate::container::framing::Header;
 use crate::error::{Error, ErrorKind, Result};
@@ -103,7 +102,7 @@ impl SchemaCache {
     /// text.
     pub fn insert(&self, schema: &Schema) {
         let json = crate::schema::write::to_json_text(schema);
-        self.put(json.into(), schema.clone(), min_encoded_size(schema));
+        self.put(json.into(), schema.clone(), schema.min_encoded_size());
     }
 
     /// The number of schema texts held.
@@ -143,7 +142,7 @@ impl SchemaCache {
         // Parsed without the lock held: another reader may parse the same text meanwhile,
         // which costs time, not correctness.
         let schema = schema_of(header)?;
-        let min = min_encoded_size(&schema);
+        let min = schema.min_encoded_size();
         let json = header.get("avro.schema").expect("schema_of found it");
         self.put(json.into(), schema.clone(), min);
         Ok((schema, min))
@@ -193,7 +192,7 @@ pub(crate) fn schema_and_min_size(
         Some(cache) => cache.schema_of(header),
         None => {
             let schema = schema_of(header)?;
-            let min = super::checks::min_encoded_size(&schema);
+            let min = schema.min_encoded_size();
             Ok((schema, min))
         }
     }

@@ -5,7 +5,6 @@ use super::Current;
 use crate::container::framing::BlockHeader;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::Limits;
-use crate::schema::Schema;
 
 /// Checks a block's object count against its (decompressed) size.
 pub(super) fn check_count(
@@ -96,11 +95,6 @@ pub(super) fn data_start(c: &Current) -> u64 {
     } else {
         0
     }
-}
-
-/// The fewest bytes one datum of `schema` can encode to (see [`Schema::min_encoded_size`]).
-pub(crate) fn min_encoded_size(schema: &Schema) -> u64 {
-    schema.min_encoded_size()
 }
 
 /// The records of block `h` ended at byte `end` of its `len` bytes of (decompressed) data.

@@ -28,7 +28,6 @@ pub use self::block::{Block, BlockRecords};
 pub use self::builder::ReaderBuilder;
 pub use self::cache::SchemaCache;
 pub(crate) use self::cache::{codec_of, schema_and_min_size, schema_of};
-pub(crate) use self::checks::min_encoded_size;
 use self::checks::{block_error, check_count, data_start, record_error, records_end_early};
 use self::input::Input;
 pub use self::parallel::{ParBlocks, ParRecords};

@@ -2,7 +2,7 @@
 
 use std::io::Read;
 
-use super::checks::{block_error, min_encoded_size};
+use super::checks::block_error;
 use super::input::Input;
 use super::records::BlockDecoding;
 use super::Reader;
@@ -110,7 +110,7 @@ impl<'r> RawBlock<'r> {
     /// malformed records, or records that do not use exactly the block's bytes.
     pub fn decode(&self, schema: &Schema, limits: &Limits) -> Result<Vec<Value>> {
         let mut out = Vec::new();
-        BlockDecoding::new(self.codec, min_encoded_size(schema), *limits)?.decode(
+        BlockDecoding::new(self.codec, schema.min_encoded_size(), *limits)?.decode(
             &self.header,
             self.data,
             &mut out,
