@@ -22,6 +22,9 @@ pub(crate) fn project(schema: &Schema, paths: &[String]) -> Result<Schema> {
         ));
     };
     let mut selected: HashMap<NodeId, HashSet<String>> = HashMap::new();
+    // No paths select no columns (a `count(*)` scan): the root keeps none of its fields,
+    // rather than all of them as an unselected nested record would.
+    selected.insert(schema.root_id(), HashSet::new());
     let mut whole: Vec<NodeId> = Vec::new();
     for path in paths {
         let mut at = schema.root_id();

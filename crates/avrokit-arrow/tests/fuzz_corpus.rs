@@ -29,3 +29,27 @@ fn every_corpus_input_passes_the_arrow_check() {
         "{accepted} accepted, {rejected} rejected"
     );
 }
+
+/// The input on which the two readers once disagreed: an array block of 5,589,281 empty
+/// records under a byte size of 2. Both now refuse it, with the same message.
+#[test]
+fn a_block_size_its_items_do_not_fill_is_refused_by_both_readers() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fuzz/corpus/arrow_read/block-size-its-zero-byte-items-do-not-fill.avro");
+    let data = std::fs::read(path).unwrap();
+    let core = avrokit::container::Reader::from_slice(&data)
+        .unwrap()
+        .find_map(|r| r.err())
+        .expect("the core reader refuses it");
+    let arrow = avrokit_arrow::ReaderBuilder::new()
+        .build_slice(&data)
+        .unwrap()
+        .find_map(|r| r.err())
+        .expect("avrokit-arrow refuses it");
+    for e in [core.to_string(), arrow.to_string()] {
+        assert!(
+            e.contains("block byte size 2, but its items took 0 bytes"),
+            "{e}"
+        );
+    }
+}

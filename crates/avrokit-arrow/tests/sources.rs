@@ -231,3 +231,75 @@ fn datums_and_messages_make_one_batch() {
     assert!(dec.decode(&long).is_err());
     assert!(dec.decode_confluent(&[0, 0, 0, 0, 9, 0], |_| None).is_err());
 }
+
+#[test]
+fn an_empty_projection_reads_row_counts_only() {
+    let data = file(200, Codec::Snappy, 30);
+    for threads in [1, 2] {
+        let b = all(
+            ReaderBuilder::new()
+                .with_threads(threads)
+                .with_projection(Vec::<String>::new()),
+            &data,
+        );
+        assert_eq!(
+            (b.num_columns(), b.num_rows()),
+            (0, 200),
+            "{threads} threads"
+        );
+    }
+}
+
+/// Arrays written in blocks with byte sizes (as Java's blocking encoder writes them): read
+/// item by item when selected, skipped a block at a time when not, and both land alike.
+#[test]
+fn blocked_arrays_are_read_and_skipped_alike() {
+    let schema = schema();
+    let mut bytes = Vec::new();
+    {
+        let mut enc = avrokit::Encoder::blocking(&mut bytes, 4);
+        for i in 0..100 {
+            avrokit::value::write_value(&mut enc, &record(i), &schema).unwrap();
+        }
+        enc.flush().unwrap();
+    }
+    let mut plain = Vec::new();
+    for i in 0..100 {
+        plain.extend(avrokit::to_datum_vec(&record(i), &schema).unwrap());
+    }
+    assert_ne!(bytes, plain, "the blocking encoder wrote byte sizes");
+    let read = |b: ReaderBuilder, data: &[u8]| {
+        let mut dec = b.build_decoder(&schema).unwrap();
+        assert_eq!(dec.decode_stream(data).unwrap(), 100);
+        dec.flush().unwrap()
+    };
+    let whole = read(ReaderBuilder::new(), &bytes);
+    same(&whole, &read(ReaderBuilder::new(), &plain));
+    let projected = read(
+        ReaderBuilder::new().with_projection(["inner", "id"]),
+        &bytes,
+    );
+    assert_eq!(show(projected.column(0)), show(whole.column(0)));
+    assert_eq!(show(projected.column(1)), show(whole.column(3)));
+}
+
+#[test]
+fn a_block_size_that_its_items_do_not_fill_is_an_error() {
+    let schema = Schema::parse_str(
+        r#"{"type":"record","name":"R","fields":[
+            {"name":"tags","type":{"type":"array","items":"string"}},
+            {"name":"n","type":"int"}]}"#,
+    )
+    .unwrap();
+    // One block of -1 item, size 3: "ab" (3 bytes), the end, then n = 1.
+    let good = [0x01, 0x06, 0x04, b'a', b'b', 0x00, 0x02];
+    let mut dec = ReaderBuilder::new().build_decoder(&schema).unwrap();
+    dec.decode(&good).unwrap();
+    assert_eq!(dec.flush().unwrap().num_rows(), 1);
+    // The same item under a size of 2.
+    let bad = [0x01, 0x04, 0x04, b'a', b'b', 0x00, 0x02];
+    let mut dec = ReaderBuilder::new().build_decoder(&schema).unwrap();
+    let e = dec.decode(&bad).unwrap_err();
+    assert!(e.to_string().contains("block byte size 2"), "{e}");
+    assert_eq!(e.offset(), Some(0), "{e}");
+}

@@ -145,19 +145,33 @@ fn null_namespace_inside_a_namespace_is_exempt_from_canonical_reparse() {
 }
 
 #[test]
-fn block_size_beyond_the_input_is_ignored_by_slices_as_by_readers() {
+fn block_size_beyond_the_input_is_refused_by_slices_as_by_readers() {
     // An array block of -1 item whose byte size (100) runs past the end of the input: a slice
-    // refused it early while a reader source, which cannot know the bytes left, read the item.
-    // The size only serves skipping, so both now read `[2]`, as Java does.
+    // once refused it early while a reader source, which cannot know the bytes left, read the
+    // item. Both now read the item and then refuse the block, because its item took 1 byte,
+    // not 100: a reader skipping by the size would land elsewhere, so accepting it would let
+    // a projection and a full read of the same data disagree.
     assert_eq!(
         regression("datum_fuzzed_schema", "block-size-beyond-input"),
-        Outcome::Accepted
+        Outcome::Rejected(ErrorKind::Data)
     );
     let schema = avrokit::Schema::parse_str(r#"{"type":"array","items":"int"}"#).unwrap();
-    let v = avrokit::from_datum_slice(&[0x01, 0xc8, 0x01, 0x04, 0x00], &schema).unwrap();
+    let data = [0x01, 0xc8, 0x01, 0x04, 0x00];
+    let err = avrokit::from_datum_slice(&data, &schema).unwrap_err();
+    assert!(
+        err.message()
+            .contains("block byte size 100, but its items took 1 bytes"),
+        "{err}"
+    );
+    assert_eq!(err.offset(), Some(3), "{err}");
+    let err = avrokit::value::read_value(&mut avrokit::Decoder::from_reader(&data[..]), &schema)
+        .unwrap_err();
+    assert!(err.message().contains("block byte size 100"), "{err}");
+    // The exact size reads.
+    let v = avrokit::from_datum_slice(&[0x01, 0x02, 0x04, 0x00], &schema).unwrap();
     assert_eq!(v, avrokit::Value::Array(vec![avrokit::Value::Int(2)]));
     // Skipping trusts the size, and so fails at the end of the input.
-    let mut dec = avrokit::Decoder::from_slice(&[0x01, 0xc8, 0x01, 0x04, 0x00]);
+    let mut dec = avrokit::Decoder::from_slice(&data);
     let err = dec.skip_value(&schema, schema.root_id()).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Eof);
 }

@@ -146,10 +146,12 @@ fn cases() -> Vec<Case> {
             &[Data],
         ),
         c(
+            // Reading takes the item, then finds the size wrong before looking for more;
+            // skipping trusts the size and runs out of input.
             "block byte size beyond the input",
             r#"{"type":"array","items":"long"}"#,
             cat(&[&[0x01], &huge, &[2]]),
-            &[Eof],
+            &[Data],
             &[Eof],
         ),
         c(

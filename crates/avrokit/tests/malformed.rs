@@ -1629,3 +1629,25 @@ fn errors_say_what_and_where() {
     assert!(msg.contains("record 0: "), "{msg}");
     assert!(msg.contains(" at W.u"), "{msg}");
 }
+
+#[test]
+fn a_block_byte_size_its_items_do_not_fill_is_an_error_on_every_reading_path() {
+    let schema = r#"{"type":"record","name":"R","fields":[
+        {"name":"tags","type":{"type":"array","items":"string"}},
+        {"name":"n","type":"int"}]}"#;
+    // An array block of -1 item with byte size 3 ("ab" takes 3 bytes), the end, n = 1.
+    let good = file_of(schema, &[(1, &[0x01, 0x06, 0x04, b'a', b'b', 0x00, 0x02])]);
+    for path in PATHS {
+        let o = read(path, &good);
+        assert!(o.err.is_none(), "{path:?}: {:?}", o.err);
+        assert_eq!(o.count.max(o.values.len()), 1, "{path:?}");
+    }
+    // The same item under a byte size of 2: a reader skipping by the size lands inside "ab".
+    let bad = file_of(schema, &[(1, &[0x01, 0x04, 0x04, b'a', b'b', 0x00, 0x02])]);
+    for path in PATHS {
+        let e = first_error(path, &bad);
+        if path != Path::Skip {
+            assert!(e.message().contains("block byte size 2"), "{path:?}: {e}");
+        }
+    }
+}

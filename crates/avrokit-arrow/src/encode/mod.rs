@@ -420,20 +420,9 @@ fn i64_values(array: &dyn Array) -> Option<&[i64]> {
 
 #[inline(always)]
 fn put_long(out: &mut Vec<u8>, v: i64) {
-    let mut z = ((v << 1) ^ (v >> 63)) as u64;
-    if z < 0x80 {
-        out.push(z as u8);
-        return;
-    }
-    let mut buf = [0u8; 10];
-    let mut n = 0;
-    while z >= 0x80 {
-        buf[n] = (z as u8) | 0x80;
-        z >>= 7;
-        n += 1;
-    }
-    buf[n] = z as u8;
-    out.extend_from_slice(&buf[..=n]);
+    // The core's `Vec` sink: a varint is one word store and a truncate, not a byte loop and a
+    // copy (callgrind, -container record: see the crate README). Writing to a Vec cannot fail.
+    let _ = avrokit::io::Sink::write_varint(out, ((v << 1) ^ (v >> 63)) as u64);
 }
 
 #[inline(always)]

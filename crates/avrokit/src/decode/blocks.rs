@@ -38,6 +38,9 @@ pub(crate) struct ItemCost {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Blocks {
     seen: u64,
+    /// Where the current block's items start and the byte size its header gave, checked when
+    /// the next header is read.
+    sized: Option<(u64, u64)>,
 }
 
 impl Blocks {
@@ -62,13 +65,32 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         blocks: &mut Blocks,
         items: impl FnOnce() -> ItemCost,
     ) -> Result<u64> {
-        let (count, _) = self.read_block_header()?;
+        if let Some((start, size)) = blocks.sized.take() {
+            self.check_block_size(start, size)?;
+        }
+        let (count, size) = self.read_block_header()?;
         if count != 0 {
             self.check_block(items(), blocks.seen, count)?;
             // Cannot overflow: the check bounds `seen + count` by the allocation limit.
             blocks.seen += count;
+            if let Some(size) = size {
+                blocks.sized = Some((self.offset(), size));
+            }
         }
         Ok(count)
+    }
+
+    /// A block's byte size against the bytes its items took: a reader that skips the block by
+    /// its size must land where this one, which read the items, does (found by fuzzing: a
+    /// size that its zero-byte items did not fill).
+    #[inline(always)]
+    fn check_block_size(&self, start: u64, size: u64) -> Result<()> {
+        let took = self.offset().wrapping_sub(start);
+        if took == size {
+            Ok(())
+        } else {
+            Err(block_size_mismatch(start, size, took))
+        }
     }
 
     #[inline]
@@ -272,4 +294,14 @@ fn in_index(e: Error, index: usize) -> Error {
 #[inline(never)]
 fn in_key(e: Error, key: &str) -> Error {
     e.in_key(key)
+}
+
+#[cold]
+#[inline(never)]
+fn block_size_mismatch(start: u64, size: u64, took: u64) -> Error {
+    Error::at(
+        crate::error::ErrorKind::Data,
+        format!("block byte size {size}, but its items took {took} bytes"),
+        start,
+    )
 }
