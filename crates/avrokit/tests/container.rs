@@ -1339,3 +1339,54 @@ fn raw_blocks_decode_on_their_own() {
         .unwrap_err();
     assert!(e.to_string().contains("record 1"), "{e}");
 }
+
+#[test]
+fn append_encoded_many_closes_blocks_where_single_appends_do() {
+    let schema = rich_schema();
+    let values = rich_values(300, 7);
+    let mut data = Vec::new();
+    let mut ends = Vec::new();
+    for v in &values {
+        data.extend(avrokit::to_datum_vec(v, &schema).unwrap());
+        ends.push(data.len());
+    }
+    for (block_size, block_records) in [
+        (1, u64::MAX),
+        (64, u64::MAX),
+        (700, 9),
+        (1 << 20, 1),
+        (1 << 20, 50),
+        (300, 7),
+    ] {
+        let builder = || {
+            WriterBuilder::new(&schema)
+                .with_sync_marker([7; 16])
+                .with_block_size(block_size)
+                .with_block_records(block_records)
+        };
+        let mut one = builder().build(Vec::new()).unwrap();
+        let mut start = 0;
+        for &e in &ends {
+            one.append_encoded(&data[start..e]).unwrap();
+            start = e;
+        }
+        // In uneven runs, as batches arrive.
+        let mut many = builder().build(Vec::new()).unwrap();
+        let mut from = 0;
+        for run in ends.chunks(37) {
+            let base = from;
+            let local: Vec<usize> = run.iter().map(|e| e - base).collect();
+            many.append_encoded_many(&data[base..*run.last().unwrap()], &local)
+                .unwrap();
+            from = *run.last().unwrap();
+        }
+        let (a, b) = (one.into_inner().unwrap(), many.into_inner().unwrap());
+        assert_eq!(a, b, "block size {block_size}, records {block_records}");
+        assert_eq!(read_slice(&b), values);
+    }
+    let mut w = Writer::new(Vec::new(), &schema).unwrap();
+    let e = w.append_encoded_many(&data[..10], &[5, 3]).unwrap_err();
+    assert!(e.message().contains("rise"), "{e}");
+    assert!(w.append_encoded_many(&data[..10], &[11]).is_err());
+    assert_eq!(w.pending_records(), 0);
+}
