@@ -138,3 +138,4 @@ pub fn check_compatibility<'py>(
         ],
     )
 }
+
