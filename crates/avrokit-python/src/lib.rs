@@ -306,6 +306,7 @@ fn _avrokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<container::ContainerWriter>()?;
     m.add_function(wrap_pyfunction!(container::write_container, m)?)?;
     m.add_function(wrap_pyfunction!(schema::check_compatibility, m)?)?;
+    m.add_function(wrap_pyfunction!(schema::parse_idl, m)?)?;
     m.add_class::<arrow::ArrowStream>()?;
     m.add_function(wrap_pyfunction!(arrow::read_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::write_arrow, m)?)?;

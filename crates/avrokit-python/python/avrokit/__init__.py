@@ -15,7 +15,8 @@ The row API is fastavro's, so switching is a change of import::
 - :func:`json_reader`, :func:`json_writer`: Avro's JSON encoding, one datum per line.
 - :func:`parse_schema`, :func:`validate`, :func:`validate_many`, :func:`is_avro`.
 - Schema tools: :func:`to_parsing_canonical_form`, :func:`fingerprint`,
-  :func:`check_compatibility`.
+  :func:`check_compatibility`; Avro IDL with :func:`idl_to_schema`, :func:`idl_to_protocol`,
+  :func:`idl_named_schemas`.
 - Arrow: :func:`read_arrow` (a ``pyarrow.Table``), :func:`arrow_reader` (a
   ``pyarrow.RecordBatchReader``, for files larger than memory), :func:`write_arrow` (any
   Arrow table, batch or stream: pyarrow, polars, DuckDB...).
@@ -48,6 +49,9 @@ __all__ = [
     "block_reader",
     "check_compatibility",
     "fingerprint",
+    "idl_named_schemas",
+    "idl_to_protocol",
+    "idl_to_schema",
     "is_avro",
     "json_reader",
     "json_writer",
@@ -542,6 +546,60 @@ def check_compatibility(reader_schema: Any, writer_schema: Any) -> Compatibility
     every incompatibility found (its kind, the path in the schemas, and a message)."""
     ok, found = _avrokit.check_compatibility(_compiled(reader_schema), _compiled(writer_schema))
     return CompatibilityResult(ok, [Incompatibility(*i) for i in found])
+
+
+# --- Avro IDL -----------------------------------------------------------------------------
+
+
+def _idl(idl: Any, import_dirs: Iterable[Any]) -> Any:
+    dirs = [os.fspath(d) for d in import_dirs]
+    if isinstance(idl, bytes):
+        idl = idl.decode("utf-8")
+    is_path = hasattr(idl, "__fspath__") or (
+        isinstance(idl, str) and "\n" not in idl and "{" not in idl and os.path.isfile(idl))
+    if is_path:
+        return _avrokit.parse_idl(path=os.fspath(idl), import_dirs=dirs)
+    if not isinstance(idl, str):
+        raise TypeError(f"expected IDL text or a path, not {type(idl).__name__}")
+    return _avrokit.parse_idl(text=idl, import_dirs=dirs, base_dir=os.getcwd())
+
+
+def idl_to_protocol(idl: Any, import_dirs: Iterable[Any] = ()) -> Dict[str, Any]:
+    """The protocol an Avro IDL file (in protocol syntax) defines, as the dict ``avro-tools
+    idl`` writes as ``.avpr`` JSON.
+
+    ``idl`` is the IDL text or a path to a ``.avdl`` file. Imports are looked up relative to
+    the importing file (for text: the current directory), then in each of ``import_dirs``.
+    Raises :class:`AvroError` naming the file, line and column of the problem.
+    """
+    protocol, _, _, _ = _idl(idl, import_dirs)
+    if protocol is None:
+        raise AvroError("the IDL is in schema syntax and defines no protocol "
+                        "(see idl_to_schema and idl_named_schemas)")
+    return json.loads(protocol)
+
+
+def idl_to_schema(idl: Any, import_dirs: Iterable[Any] = ()) -> Any:
+    """The main schema (``schema T;``) of an Avro IDL file in schema syntax, parsed as by
+    :func:`parse_schema` (ready for :func:`writer` and the rest).
+
+    ``idl`` and ``import_dirs`` are as for :func:`idl_to_protocol`. A file that declares no
+    main schema (or a protocol) raises :class:`AvroError`: its types are in
+    :func:`idl_named_schemas`.
+    """
+    _, main, _, _ = _idl(idl, import_dirs)
+    if main is None:
+        raise AvroError("the IDL declares no main schema (`schema T;`); "
+                        "idl_named_schemas gives each of its named types")
+    return _parsed_from_json(main)
+
+
+def idl_named_schemas(idl: Any, import_dirs: Iterable[Any] = ()) -> List[Any]:
+    """Every named type an Avro IDL file defines or imports, in definition order, each
+    parsed as by :func:`parse_schema` (what ``avro-tools idl2schemata`` writes, one ``.avsc``
+    each)."""
+    _, _, named, _ = _idl(idl, import_dirs)
+    return [_parsed_from_json(t) for t in named]
 
 
 # --- Arrow --------------------------------------------------------------------------------
