@@ -3,7 +3,7 @@
 //! container files.
 //!
 //! Batches cross into Python by the Arrow C data interface (pyo3-arrow's PyCapsules), so
-//! pyarrow, polars and DuckDB take them without a copy. The GIL is released while blocks are
+//! pyarrow and polars (any consumer of the interface) take them without a copy. The GIL is released while blocks are
 //! read, decompressed and decoded (and while batches are encoded and compressed); a Python
 //! file object as the source or sink takes it back for each `read`/`write` call only.
 
@@ -141,7 +141,7 @@ type FileReader = avrokit_arrow::Reader<'static, Input>;
 /// The batches of a container file, one at a time (`arrow_reader`): iterating gives
 /// `pyarrow.RecordBatch`es of at most `batch_size` rows, decoded without the GIL; the object
 /// also exports the Arrow C stream (`__arrow_c_stream__`), which hands the rest of the file
-/// to its consumer (polars, DuckDB, `pyarrow.RecordBatchReader.from_stream`).
+/// to its consumer (polars, `pyarrow.RecordBatchReader.from_stream`).
 #[pyclass(module = "avrokit._avrokit", frozen)]
 pub struct ArrowStream {
     /// None once the file is read to its end, closed, or handed to a C stream consumer.

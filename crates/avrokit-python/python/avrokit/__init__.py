@@ -19,7 +19,7 @@ The row API is fastavro's, so switching is a change of import::
   :func:`idl_named_schemas`.
 - Arrow: :func:`read_arrow` (a ``pyarrow.Table``), :func:`arrow_reader` (a
   ``pyarrow.RecordBatchReader``, for files larger than memory), :func:`write_arrow` (any
-  Arrow table, batch or stream: pyarrow, polars, DuckDB...).
+  Arrow table, batch or stream: pyarrow, polars...).
 
 Values are the ones fastavro gives and takes (aware UTC ``datetime`` for timestamps,
 ``date``, ``time``, ``Decimal``, ``UUID``, ``bytes``...). Errors are :class:`AvroError`, a
@@ -665,8 +665,8 @@ def arrow_reader(
     can be scanned (memory is bounded by a few batches and blocks).
 
     The arguments are :func:`read_arrow`'s. Each batch is decoded without the GIL.
-    ``polars.from_arrow``, DuckDB and ``pyarrow.dataset`` take the reader (by its
-    ``__arrow_c_stream__``). An error in the file raises :class:`AvroError` from the
+    ``polars.from_arrow`` and anything else that takes an Arrow C stream take the
+    reader (by its ``__arrow_c_stream__``). An error in the file raises :class:`AvroError` from the
     ``read_next_batch`` (or iteration) that meets it.
     """
     import pyarrow
@@ -689,7 +689,7 @@ def write_arrow(
     """Writes Arrow data to an object container file; returns the number of records.
 
     ``data`` is anything that exports the Arrow PyCapsule interface: a ``pyarrow.Table``,
-    ``RecordBatch`` or ``RecordBatchReader``, a polars ``DataFrame``, a DuckDB result...
+    ``RecordBatch`` or ``RecordBatchReader``, a polars ``DataFrame``...
     (or has ``to_arrow()``). A stream is written batch by batch, in bounded memory. ``fo``
     is a path or a binary file object.
 
