@@ -351,6 +351,23 @@ def test_streaming_reader_gives_bounded_batches(files):
     same_table(table, avrokit.read_arrow(files["deflate"]))
 
 
+def test_the_stream_exports_the_arrow_c_stream(files):
+    s = avrokit._avrokit.ArrowStream(files["snappy"], None, None, 300)
+    first = next(s)
+    assert first.num_rows == 300
+    rest = pa.RecordBatchReader.from_stream(s).read_all()  # the batches not read yet
+    assert rest.num_rows == len(RECORDS) - 300
+    with pytest.raises(OSError):
+        s.__arrow_c_stream__()  # handed over once
+    # An error in the file reaches a C stream consumer as the stream's error, with its message.
+    bad = next(p for p in BAD if "enum-index" in p.name)
+    with pytest.raises(Exception, match="enum"):
+        pa.RecordBatchReader.from_stream(avrokit._avrokit.ArrowStream(str(bad))).read_all()
+    closed = avrokit._avrokit.ArrowStream(files["null"])
+    closed.close()
+    assert list(closed) == []
+
+
 class ShortReads(io.RawIOBase):
     """A file object whose read() returns at most 5 bytes at a time."""
 
