@@ -12,7 +12,8 @@ deflate), and a schemaless one-record-at-a-time loop (a Kafka consumer's and pro
 Each timing is the best of `--repeat` runs; the ratio is fastavro's time over avrokit's.
 
 Tables (when pyarrow and polars are installed): `avrokit.read_arrow` (one thread, and two)
-against `polars.read_avro`, and against fastavro's records made into a table by
+against `polars.read_avro`, the polars-avro plugin's `polars_avro.read_avro` (when installed),
+and against fastavro's records made into a table by
 `pyarrow.Table.from_pylist` (with the Arrow schema given, as a careful user would); the ratio
 is the other's time over avrokit's.
 
@@ -202,6 +203,10 @@ def run_arrow(name, schema, records, repeat):
         import polars as pl
     except ImportError:
         pl = None
+    try:
+        import polars_avro  # the polars io-plugin (PyPI polars-avro), which reads maps too
+    except ImportError:
+        polars_avro = None
     ak = avrokit.parse_schema(schema)
     n = len(records)
     ratios = {}
@@ -242,6 +247,11 @@ def run_arrow(name, schema, records, repeat):
             ratios[f"read_arrow vs polars {codec}"] = row(
                 f"{name}: polars.read_avro / read_arrow, {codec}{pl_label}", n, t_pl, t_ak)
             row(f"{name}:   ... read_arrow threads=2, {codec}", n, t_pl, t_ak2)
+        if polars_avro is not None:
+            assert polars_avro.read_avro(io.BytesIO(data)).height == n
+            ratios[f"read_arrow vs polars-avro {codec}"] = row(
+                f"{name}: polars_avro.read_avro / read_arrow, {codec}", n,
+                best(lambda: polars_avro.read_avro(io.BytesIO(data)), repeat), t1)
         ratios[f"read_arrow vs from_pylist {codec}"] = row(
             f"{name}: fastavro+from_pylist / read_arrow, {codec}", n, best(from_pylist, repeat), t1)
     return ratios
@@ -281,6 +291,11 @@ def main():
                 pl_note = f"polars {polars.__version__}" + ("" if hasattr(polars, "read_avro") else " (no read_avro)")
             except ImportError:
                 pl_note = "no polars"
+            try:
+                from importlib.metadata import version
+                pl_note += f", polars-avro {version('polars-avro')}"
+            except Exception:
+                pl_note += ", no polars-avro"
             print(f"tables: pyarrow {pyarrow.__version__}, {pl_note}")
             print(f"{'workload':<62} {'records':>8} {'other ms':>10} {'avrokit ms':>10} {'ratio':>8}")
             # Tables want rows: Avro3451's sets get as many records as the others here.
