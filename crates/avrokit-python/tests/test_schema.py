@@ -116,3 +116,5 @@ def test_idl_errors_name_the_line_and_column():
     assert ":2:" in str(err.value)
     with pytest.raises(TypeError):
         avrokit.idl_to_protocol(42)
+    with pytest.raises(avrokit.AvroError, match="no-such.avdl"):
+        avrokit.idl_to_protocol("no-such.avdl")

@@ -555,8 +555,11 @@ def _idl(idl: Any, import_dirs: Iterable[Any]) -> Any:
     dirs = [os.fspath(d) for d in import_dirs]
     if isinstance(idl, bytes):
         idl = idl.decode("utf-8")
+    # A str is a path when it names a file (or looks like a file name: a missing one is then
+    # reported as missing, not as IDL text that does not parse).
     is_path = hasattr(idl, "__fspath__") or (
-        isinstance(idl, str) and "\n" not in idl and "{" not in idl and os.path.isfile(idl))
+        isinstance(idl, str) and "\n" not in idl and "{" not in idl
+        and (os.path.isfile(idl) or idl.rstrip().endswith(".avdl")))
     if is_path:
         return _avrokit.parse_idl(path=os.fspath(idl), import_dirs=dirs)
     if not isinstance(idl, str):
