@@ -424,6 +424,46 @@ def test_polars_takes_the_table_and_the_stream(files):
     assert df2["i"].to_list() == [r["i"] for r in RECORDS]
 
 
+def main_thread_gap(work):
+    """Runs `work` on another thread while this one loops: the longest this thread went
+    without running while `work` ran, and how long `work` took. Held for the whole call, the
+    GIL would stop this thread for about that long (a gap near the call's length)."""
+    import threading
+    import time
+
+    span = []
+
+    def run():
+        t0 = time.perf_counter()
+        work()
+        span.extend([t0, time.perf_counter()])
+
+    stamps = []
+    th = threading.Thread(target=run)
+    th.start()
+    while th.is_alive():
+        stamps.append(time.perf_counter())
+    th.join()
+    t0, t1 = span
+    inside = [t for t in stamps if t0 <= t <= t1]
+    gaps = [b - a for a, b in zip([t0] + inside, inside + [t1])]
+    return max(gaps), t1 - t0
+
+
+def test_the_gil_is_released_while_decoding():
+    data = fastavro_file(RECORDS * 10, "deflate")
+    gap, took = main_thread_gap(lambda: avrokit.read_arrow(data))
+    assert gap < took / 2, f"the main thread stopped for {gap * 1e3:.0f} of {took * 1e3:.0f} ms"
+    table = avrokit.read_arrow(data)
+    gap, took = main_thread_gap(lambda: avrokit.write_arrow(table, io.BytesIO(), codec="deflate"))
+    assert gap < took / 2, f"writing: stopped for {gap * 1e3:.0f} of {took * 1e3:.0f} ms"
+    # The check can tell: a call that holds the GIL stops the loop for most of its time.
+    shuffled = list(range(500_000))
+    random.Random(1).shuffle(shuffled)
+    gap, took = main_thread_gap(lambda: sorted(shuffled))
+    assert gap > took / 2
+
+
 # --- write_arrow --------------------------------------------------------------------------
 
 
