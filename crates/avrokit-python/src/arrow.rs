@@ -306,19 +306,21 @@ pub fn write_arrow(
     };
     let mut w = b.build(sink).map_err(avro_err)?;
     let mut stream = stream;
+    // Every batch is encoded and its records appended (full blocks compressed and written)
+    // without the GIL; a Python file object takes it back for each write.
     let mut buf = Vec::new();
     let mut n = 0u64;
-    let failure = py.detach(|| -> Result<(), PyErrSource> {
+    let failure = py.detach(|| -> Result<(), WriteFailure> {
         for batch in &mut stream {
-            let batch = batch.map_err(PyErrSource::Input)?;
+            let batch = batch.map_err(WriteFailure::Input)?;
             buf.clear();
             let ends = encoder
                 .encode(&batch, &mut buf)
-                .map_err(PyErrSource::Arrow)?;
+                .map_err(WriteFailure::Arrow)?;
             let mut start = 0;
             for end in ends {
                 w.append_encoded(&buf[start..end])
-                    .map_err(PyErrSource::Avro)?;
+                    .map_err(WriteFailure::Avro)?;
                 start = end;
                 n += 1;
             }
@@ -327,7 +329,7 @@ pub fn write_arrow(
     });
     // What was written before a failure stays a readable file of complete blocks.
     let finished = py.detach(|| w.finish());
-    failure.map_err(PyErrSource::into_py)?;
+    failure.map_err(WriteFailure::into_py)?;
     finished.map_err(avro_err)?;
     Ok(n)
 }
@@ -345,21 +347,21 @@ fn derived_encoder(schema: &SchemaRef) -> avrokit_arrow::Result<BatchEncoder> {
 }
 
 /// A failure while writing, raised once the GIL is held again.
-enum PyErrSource {
+enum WriteFailure {
     /// The Arrow stream failed (its producer's error).
     Input(ArrowError),
     Arrow(avrokit_arrow::Error),
     Avro(avrokit::Error),
 }
 
-impl PyErrSource {
+impl WriteFailure {
     fn into_py(self) -> PyErr {
         match self {
-            PyErrSource::Input(e) => {
+            WriteFailure::Input(e) => {
                 crate::errors::AvroError::new_err(format!("reading the Arrow input: {e}"))
             }
-            PyErrSource::Arrow(e) => arrow_err(e),
-            PyErrSource::Avro(e) => avro_err(e),
+            WriteFailure::Arrow(e) => arrow_err(e),
+            WriteFailure::Avro(e) => avro_err(e),
         }
     }
 }
