@@ -391,7 +391,7 @@ pub fn write_container(
         disable_tuple_notation,
     };
     let b = builder(
-        schema,
+        schema.core(),
         codec,
         codec_compression_level,
         sync_interval,
@@ -446,15 +446,16 @@ fn open_writer(
     Ok((AnyWriter::Append(w), plan))
 }
 
-fn builder(
-    schema: &Schema,
+/// The core writer's options from `writer`'s arguments (shared with `write_arrow`).
+pub(crate) fn builder(
+    schema: &avrokit::Schema,
     codec: &str,
     level: Option<i64>,
     sync_interval: usize,
     metadata: Option<&Bound<'_, PyDict>>,
     sync_marker: Option<&[u8]>,
 ) -> PyResult<WriterBuilder> {
-    let mut b = WriterBuilder::new(schema.core())
+    let mut b = WriterBuilder::new(schema)
         .with_codec(codec_of(codec, level)?)
         .with_block_size(sync_interval.max(1));
     if let Some(m) = metadata {
@@ -568,7 +569,7 @@ impl ContainerWriter {
             disable_tuple_notation,
         };
         let b = builder(
-            schema,
+            schema.core(),
             codec,
             codec_compression_level,
             sync_interval,

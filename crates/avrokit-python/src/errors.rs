@@ -215,7 +215,19 @@ pub fn stash(e: &PyErr) {
 /// `Exception` (KeyboardInterrupt...).
 #[cold]
 pub fn avro_err(e: avrokit::Error) -> PyErr {
-    let err = AvroError::new_err(e.to_string());
+    raise(e.to_string(), e.offset(), e.path())
+}
+
+/// An avrokit-arrow error as `AvroError`, as [`avro_err`] does for the core's: the message
+/// names the block, record, byte offset and column path; `offset` and `path` hold the last two.
+#[cold]
+pub fn arrow_err(e: avrokit_arrow::Error) -> PyErr {
+    raise(e.to_string(), e.offset(), e.path())
+}
+
+#[cold]
+fn raise(text: String, offset: Option<u64>, path: String) -> PyErr {
+    let err = AvroError::new_err(text);
     Python::attach(|py| {
         let cause = PENDING.with(|p| p.borrow_mut().take());
         if let Some(c) = &cause {
@@ -225,8 +237,8 @@ pub fn avro_err(e: avrokit::Error) -> PyErr {
         }
         {
             let v = err.value(py);
-            let _ = v.setattr("offset", e.offset());
-            let _ = v.setattr("path", e.path());
+            let _ = v.setattr("offset", offset);
+            let _ = v.setattr("path", path);
             if let Some(c) = &cause {
                 let _ = v.setattr("__cause__", c.value(py));
             }

@@ -5,9 +5,11 @@
 //! - [`read`]: Avro binary straight to Python objects through the plan;
 //! - [`write`]: Python objects straight to Avro binary, fastavro's rules for unions;
 //! - [`container`]: object container files (reader, writer, appending);
+//! - [`arrow`]: container files to pyarrow Tables and batch streams, Arrow data back to files;
 //! - [`pyio`]: paths, bytes and Python file objects as inputs and outputs;
 //! - [`errors`]: `AvroError`, with the offset and path of every failure.
 
+mod arrow;
 mod container;
 mod errors;
 mod plan;
@@ -304,6 +306,10 @@ fn _avrokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<container::ContainerWriter>()?;
     m.add_function(wrap_pyfunction!(container::write_container, m)?)?;
     m.add_function(wrap_pyfunction!(schema::check_compatibility, m)?)?;
+    m.add_function(wrap_pyfunction!(schema::parse_idl, m)?)?;
+    m.add_class::<arrow::ArrowStream>()?;
+    m.add_function(wrap_pyfunction!(arrow::read_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::write_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(encode_datum, m)?)?;
     m.add_function(wrap_pyfunction!(schemaless_writer, m)?)?;
     m.add_function(wrap_pyfunction!(schemaless_reader, m)?)?;

@@ -138,3 +138,45 @@ pub fn check_compatibility<'py>(
         ],
     )
 }
+
+/// What an IDL file defines, as JSON text: `(protocol, main_schema, named_schemas,
+/// warnings)`. `protocol` is set for a file in protocol syntax, `main_schema` for one in
+/// schema syntax that declares `schema T;`; `named_schemas` are every named type defined or
+/// imported, in definition order. Give `text` (imports looked up in `base_dir`, then in
+/// `import_dirs`) or `path`.
+#[pyfunction]
+#[pyo3(signature = (text=None, path=None, import_dirs=Vec::new(), base_dir=None))]
+pub fn parse_idl(
+    py: Python<'_>,
+    text: Option<String>,
+    path: Option<std::path::PathBuf>,
+    import_dirs: Vec<std::path::PathBuf>,
+    base_dir: Option<std::path::PathBuf>,
+) -> PyResult<IdlParts> {
+    let mut reader = avrokit_idl::IdlReader::new();
+    for d in import_dirs {
+        reader = reader.import_dir(d);
+    }
+    let file = match (&text, &path) {
+        (Some(t), None) => py.detach(|| reader.parse_str(t, base_dir.as_deref())),
+        (None, Some(p)) => py.detach(|| reader.parse_file(p)),
+        _ => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "give either the IDL text or its path",
+            ))
+        }
+    }
+    .map_err(|e| crate::errors::AvroError::new_err(e.to_string()))?;
+    Ok((
+        file.protocol().map(|p| p.to_json().to_string()),
+        file.main_schema().map(|s| s.to_json().to_string()),
+        file.named_schemas()
+            .iter()
+            .map(|s| s.to_json().to_string())
+            .collect(),
+        file.warnings().iter().map(|w| w.to_string()).collect(),
+    ))
+}
+
+/// `parse_idl`'s result.
+type IdlParts = (Option<String>, Option<String>, Vec<String>, Vec<String>);

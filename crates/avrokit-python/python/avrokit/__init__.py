@@ -15,7 +15,11 @@ The row API is fastavro's, so switching is a change of import::
 - :func:`json_reader`, :func:`json_writer`: Avro's JSON encoding, one datum per line.
 - :func:`parse_schema`, :func:`validate`, :func:`validate_many`, :func:`is_avro`.
 - Schema tools: :func:`to_parsing_canonical_form`, :func:`fingerprint`,
-  :func:`check_compatibility`.
+  :func:`check_compatibility`; Avro IDL with :func:`idl_to_schema`, :func:`idl_to_protocol`,
+  :func:`idl_named_schemas`.
+- Arrow: :func:`read_arrow` (a ``pyarrow.Table``), :func:`arrow_reader` (a
+  ``pyarrow.RecordBatchReader``, for files larger than memory), :func:`write_arrow` (any
+  Arrow table, batch or stream: pyarrow, polars...).
 
 Values are the ones fastavro gives and takes (aware UTC ``datetime`` for timestamps,
 ``date``, ``time``, ``Decimal``, ``UUID``, ``bytes``...). Errors are :class:`AvroError`, a
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from collections import OrderedDict
 from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Union
 
@@ -40,19 +45,25 @@ __all__ = [
     "Block",
     "CompatibilityResult",
     "Writer",
+    "arrow_reader",
     "block_reader",
     "check_compatibility",
     "fingerprint",
+    "idl_named_schemas",
+    "idl_to_protocol",
+    "idl_to_schema",
     "is_avro",
     "json_reader",
     "json_writer",
     "parse_schema",
+    "read_arrow",
     "reader",
     "schemaless_reader",
     "schemaless_writer",
     "to_parsing_canonical_form",
     "validate",
     "validate_many",
+    "write_arrow",
     "writer",
 ]
 
@@ -535,3 +546,174 @@ def check_compatibility(reader_schema: Any, writer_schema: Any) -> Compatibility
     every incompatibility found (its kind, the path in the schemas, and a message)."""
     ok, found = _avrokit.check_compatibility(_compiled(reader_schema), _compiled(writer_schema))
     return CompatibilityResult(ok, [Incompatibility(*i) for i in found])
+
+
+# --- Avro IDL -----------------------------------------------------------------------------
+
+
+def _idl(idl: Any, import_dirs: Iterable[Any]) -> Any:
+    dirs = [os.fspath(d) for d in import_dirs]
+    if isinstance(idl, bytes):
+        idl = idl.decode("utf-8")
+    # A str is a path when it names a file (or looks like a file name: a missing one is then
+    # reported as missing, not as IDL text that does not parse).
+    is_path = hasattr(idl, "__fspath__") or (
+        isinstance(idl, str) and "\n" not in idl and "{" not in idl
+        and (os.path.isfile(idl) or idl.rstrip().endswith(".avdl")))
+    if is_path:
+        return _avrokit.parse_idl(path=os.fspath(idl), import_dirs=dirs)
+    if not isinstance(idl, str):
+        raise TypeError(f"expected IDL text or a path, not {type(idl).__name__}")
+    return _avrokit.parse_idl(text=idl, import_dirs=dirs, base_dir=os.getcwd())
+
+
+def idl_to_protocol(idl: Any, import_dirs: Iterable[Any] = ()) -> Dict[str, Any]:
+    """The protocol an Avro IDL file (in protocol syntax) defines, as the dict ``avro-tools
+    idl`` writes as ``.avpr`` JSON.
+
+    ``idl`` is the IDL text or a path to a ``.avdl`` file. Imports are looked up relative to
+    the importing file (for text: the current directory), then in each of ``import_dirs``.
+    Raises :class:`AvroError` naming the file, line and column of the problem.
+    """
+    protocol, _, _, _ = _idl(idl, import_dirs)
+    if protocol is None:
+        raise AvroError("the IDL is in schema syntax and defines no protocol "
+                        "(see idl_to_schema and idl_named_schemas)")
+    return json.loads(protocol)
+
+
+def idl_to_schema(idl: Any, import_dirs: Iterable[Any] = ()) -> Any:
+    """The main schema (``schema T;``) of an Avro IDL file in schema syntax, parsed as by
+    :func:`parse_schema` (ready for :func:`writer` and the rest).
+
+    ``idl`` and ``import_dirs`` are as for :func:`idl_to_protocol`. A file that declares no
+    main schema (or a protocol) raises :class:`AvroError`: its types are in
+    :func:`idl_named_schemas`.
+    """
+    _, main, _, _ = _idl(idl, import_dirs)
+    if main is None:
+        raise AvroError("the IDL declares no main schema (`schema T;`); "
+                        "idl_named_schemas gives each of its named types")
+    return _parsed_from_json(main)
+
+
+def idl_named_schemas(idl: Any, import_dirs: Iterable[Any] = ()) -> List[Any]:
+    """Every named type an Avro IDL file defines or imports, in definition order, each
+    parsed as by :func:`parse_schema` (what ``avro-tools idl2schemata`` writes, one ``.avsc``
+    each)."""
+    _, _, named, _ = _idl(idl, import_dirs)
+    return [_parsed_from_json(t) for t in named]
+
+
+# --- Arrow --------------------------------------------------------------------------------
+
+#: The default number of rows in a batch of :func:`read_arrow` and :func:`arrow_reader`.
+DEFAULT_BATCH_SIZE = 8192
+
+
+def _columns(columns: Any) -> Optional[List[str]]:
+    if columns is None:
+        return None
+    if isinstance(columns, str):
+        return [columns]
+    return [str(c) for c in columns]
+
+
+def read_arrow(
+    fo: Any,
+    columns: Optional[Iterable[str]] = None,
+    reader_schema: Any = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    threads: int = 1,
+    *,
+    utf8_view: bool = False,
+    stream: bool = False,
+) -> Any:
+    """Reads a whole object container file into a ``pyarrow.Table``.
+
+    ``fo`` is a path, bytes (read in place), or a binary file object. ``columns`` selects
+    fields by name, or by dotted path into nested records (``"user.name"``, through nullable
+    unions, array items and map values); the other fields are skipped, never decoded.
+    ``reader_schema`` resolves the data to that schema (Avro schema resolution). The table's
+    chunks hold at most ``batch_size`` rows; ``threads`` > 1 decodes blocks on that many
+    threads (same table). ``utf8_view`` gives strings as ``string_view`` rather than
+    ``string``. With ``stream=True`` this is :func:`arrow_reader`.
+
+    The Arrow types are avrokit-arrow's (the README's table: ``enum`` as a dictionary,
+    ``uuid`` as 16 bytes, timestamps in their unit with UTC...); the schema's metadata keeps
+    the Avro schema under ``avro.schema``. The GIL is released while blocks are read,
+    decompressed and decoded. The batches cross by the Arrow C data interface: no copy.
+
+    Raises :class:`AvroError` (with the block, record, byte offset and column) on malformed
+    data, a reader schema that does not resolve, or a type with no Arrow form (a recursive
+    record, unless projected away).
+    """
+    if stream:
+        return arrow_reader(fo, columns, reader_schema, batch_size, threads, utf8_view=utf8_view)
+    compiled = _compiled(reader_schema) if reader_schema is not None else None
+    return _avrokit.read_arrow(fo, _columns(columns), compiled, batch_size, threads, utf8_view)
+
+
+def arrow_reader(
+    fo: Any,
+    columns: Optional[Iterable[str]] = None,
+    reader_schema: Any = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    threads: int = 1,
+    *,
+    utf8_view: bool = False,
+) -> Any:
+    """Reads an object container file as a ``pyarrow.RecordBatchReader``: batches of at
+    most ``batch_size`` rows, decoded as they are asked for, so that files larger than memory
+    can be scanned (memory is bounded by a few batches and blocks).
+
+    The arguments are :func:`read_arrow`'s. Each batch is decoded without the GIL.
+    ``polars.from_arrow`` and anything else that takes an Arrow C stream take the
+    reader (by its ``__arrow_c_stream__``). An error in the file raises :class:`AvroError` from the
+    ``read_next_batch`` (or iteration) that meets it.
+    """
+    import pyarrow
+
+    compiled = _compiled(reader_schema) if reader_schema is not None else None
+    batches = _avrokit.ArrowStream(fo, _columns(columns), compiled, batch_size, threads, utf8_view)
+    return pyarrow.RecordBatchReader.from_batches(batches.schema, batches)
+
+
+def write_arrow(
+    data: Any,
+    fo: Any,
+    schema: Any = None,
+    codec: str = "null",
+    codec_compression_level: Optional[int] = None,
+    sync_interval: int = 1000 * 16,
+    metadata: Optional[Dict[str, str]] = None,
+    sync_marker: Optional[bytes] = None,
+) -> int:
+    """Writes Arrow data to an object container file; returns the number of records.
+
+    ``data`` is anything that exports the Arrow PyCapsule interface: a ``pyarrow.Table``,
+    ``RecordBatch`` or ``RecordBatchReader``, a polars ``DataFrame``...
+    (or has ``to_arrow()``). A stream is written batch by batch, in bounded memory. ``fo``
+    is a path or a binary file object.
+
+    The Avro schema is ``schema`` when given (checked: every Avro field needs a column whose
+    type converts to it); else the one in the Arrow schema's ``avro.schema`` metadata (data
+    that :func:`read_arrow` read) when the columns still fit it; else one derived from the
+    Arrow types (the root record ``topLevelRecord``, nullable columns as ``["null", T]``).
+    ``codec``, ``codec_compression_level``, ``sync_interval``, ``metadata`` and
+    ``sync_marker`` are :func:`writer`'s. The GIL is released while batches are encoded and
+    blocks compressed.
+
+    Raises :class:`AvroError` for an Arrow type with no Avro form, a schema that does not fit,
+    or a value that does not (a null in a non-null field...); what was written before a
+    failure is a readable file of complete blocks.
+    """
+    if not (hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__")):
+        if hasattr(data, "to_arrow"):
+            data = data.to_arrow()
+        else:
+            raise TypeError(f"expected Arrow data (an object with __arrow_c_stream__ or "
+                            f"__arrow_c_array__), not {type(data).__name__}")
+    compiled = _compiled(schema) if schema is not None else None
+    return _avrokit.write_arrow(data, fo, compiled, codec, codec_compression_level,
+                                sync_interval, metadata, sync_marker)

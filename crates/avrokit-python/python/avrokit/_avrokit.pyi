@@ -105,3 +105,52 @@ class ContainerWriter:
     def write(self, record: Any) -> None: ...
     def flush(self) -> None: ...
     def close(self) -> None: ...
+
+def parse_idl(
+    text: Optional[str] = None,
+    path: Optional[str] = None,
+    import_dirs: List[str] = ...,
+    base_dir: Optional[str] = None,
+) -> Tuple[Optional[str], Optional[str], List[str], List[str]]: ...
+
+# Arrow (pyarrow objects are typed Any: pyarrow is needed only by the functions that make them).
+
+def read_arrow(
+    fo: Any,
+    columns: Optional[List[str]] = None,
+    reader_schema: Optional[Schema] = None,
+    batch_size: int = 8192,
+    threads: int = 1,
+    utf8_view: bool = False,
+) -> Any: ...
+
+class ArrowStream:
+    writer_schema_json: str
+    reader_schema_json: str
+    codec: str
+    def __init__(
+        self,
+        fo: Any,
+        columns: Optional[List[str]] = None,
+        reader_schema: Optional[Schema] = None,
+        batch_size: int = 8192,
+        threads: int = 1,
+        utf8_view: bool = False,
+    ) -> None: ...
+    @property
+    def schema(self) -> Any: ...
+    def __iter__(self) -> "ArrowStream": ...
+    def __next__(self) -> Any: ...
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any: ...
+    def close(self) -> None: ...
+
+def write_arrow(
+    data: Any,
+    fo: Any,
+    schema: Optional[Schema] = None,
+    codec: str = "null",
+    codec_compression_level: Optional[int] = None,
+    sync_interval: int = 16000,
+    metadata: Optional[Dict[str, Any]] = None,
+    sync_marker: Optional[bytes] = None,
+) -> int: ...
