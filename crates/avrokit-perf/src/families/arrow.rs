@@ -304,4 +304,77 @@ mod tests {
             .unwrap();
         compare(&a, &same).unwrap();
     }
+
+    /// A row whose check failed at init fails when run, with the reason, instead of being
+    /// timed: a read row whose batches differ from the reference, a write row whose file does
+    /// not carry the reference datums.
+    #[test]
+    fn a_failed_check_fails_the_row() {
+        let items = container::generate(300);
+        let file = ContainerFile {
+            schema: container::SCHEMA,
+            codec: CodecName::Null,
+            marker: MARKER,
+            reader_schema: false,
+        };
+        let bytes = Rc::new(ours::container_file(&file, &items).unwrap());
+        let mut changed = items.clone();
+        changed[5].i ^= 1;
+        let other = ours::container_file(&file, &changed).unwrap();
+        let wrong = theirs::decode(&other, None).unwrap();
+        let run_read = |imp: &mut Impl| match &mut imp.read {
+            Side::Run(f) => f(&bytes).map_err(|e| e.to_string()),
+            _ => panic!("not runnable"),
+        };
+        let mut bad = ours::read_row(&bytes, 300, 1, None, Some(&wrong));
+        assert_eq!(
+            run_read(&mut bad).unwrap_err(),
+            "check: vs arrow-avro: column i differs at row 5"
+        );
+        let mut short = ours::read_row(&bytes, 301, 2, None, None);
+        assert_eq!(
+            run_read(&mut short).unwrap_err(),
+            "check: 300 rows in the batches, expected 301"
+        );
+        let right = theirs::decode(&bytes, None).unwrap();
+        run_read(&mut ours::read_row(&bytes, 300, 2, None, Some(&right))).unwrap();
+        run_read(&mut theirs::read_row(&bytes, 300, None)).unwrap();
+
+        let batches = Rc::new(right);
+        let datums = reference::encode_all(&changed);
+        for mut imp in [
+            ours::with_write(
+                Impl::new(Library::Avrokit, "arrow"),
+                batches.clone(),
+                &datums,
+                300,
+            ),
+            theirs::with_write(
+                Impl::new(Library::ArrowAvro, "Reader"),
+                batches.clone(),
+                &datums,
+                300,
+            ),
+        ] {
+            let Side::Run(w) = &mut imp.write else {
+                panic!("not runnable")
+            };
+            let e = w(&mut Vec::new()).unwrap_err().to_string();
+            assert!(
+                e.starts_with("check: its datums differ from the reference"),
+                "{e}"
+            );
+        }
+        let datums = reference::encode_all(&items);
+        let mut good = theirs::with_write(
+            Impl::new(Library::ArrowAvro, "Reader"),
+            batches,
+            &datums,
+            300,
+        );
+        let Side::Run(w) = &mut good.write else {
+            panic!("not runnable")
+        };
+        w(&mut Vec::new()).unwrap();
+    }
 }

@@ -616,3 +616,78 @@ fn arrow_rows_run_under_quick() {
     );
     assert!(summary.contains("of 9, on 3 threads "), "{summary}");
 }
+
+/// The `-arrow` summary lines: per test, one thread and N threads over arrow-avro (and N over
+/// one), with MB/s; then the counts against issue #19's targets, the null-codec 1 GB/s one
+/// only over the `Null` decode tests.
+#[test]
+fn arrow_summary_counts_the_targets() {
+    use crate::harness::timing::{Measurement, Row};
+    // `bytes` per cycle and a median of `median` seconds.
+    let row = |test: &str, library, api: &str, median: f64, bytes: usize| Row {
+        test: test.into(),
+        library,
+        api: api.into(),
+        count: 10,
+        cycles: 1,
+        outcome: Outcome::Measured(Measurement {
+            median,
+            min: median,
+            reps: 1,
+            bytes,
+            sha256: None,
+            same_bytes: None,
+        }),
+    };
+    let gb = 1_000_000_000;
+    let rows = vec![
+        // 3x arrow-avro on one thread at 2 GB/s; 2 threads 1.5x faster still (4.5x).
+        row("ANullRead", Library::Avrokit, "arrow", 0.5, gb),
+        row(
+            "ANullRead",
+            Library::Avrokit,
+            "arrow (threads: 2)",
+            1.0 / 3.0,
+            gb,
+        ),
+        row("ANullRead", Library::ArrowAvro, "Reader", 1.5, gb),
+        // 1.5x on one thread at 500 MB/s (a snappy test: no GB/s target); 2 threads 2x that.
+        row("ASnappyRead", Library::Avrokit, "arrow", 2.0, gb),
+        row(
+            "ASnappyRead",
+            Library::Avrokit,
+            "arrow (threads: 2)",
+            1.0,
+            gb,
+        ),
+        row("ASnappyRead", Library::ArrowAvro, "Reader", 3.0, gb),
+        // Encoding at 2x.
+        row("ANullWrite", Library::Avrokit, "arrow Writer", 1.0, gb),
+        row("ANullWrite", Library::ArrowAvro, "AvroWriter", 2.0, gb),
+        // No arrow-avro row: not an arrow test.
+        row("BRead", Library::Avrokit, "Value", 1.0, gb),
+    ];
+    let s = crate::report::summary(&rows).expect("a summary");
+    let line = |start: &str| {
+        s.lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("{start} in {s}"))
+            .to_owned()
+    };
+    assert_eq!(
+        line("summary, ANullRead:"),
+        "summary, ANullRead: 1 thread 3.00x arrow-avro (2000 MB/s); threads: 2 4.50x arrow-avro \
+         (3000 MB/s), 1.50x 1 thread"
+    );
+    assert_eq!(
+        line("summary, ANullWrite:"),
+        "summary, ANullWrite: encode 2.00x arrow-avro (1000 MB/s)"
+    );
+    assert!(!s.contains("summary, BRead"), "{s}");
+    assert_eq!(
+        line("summary, -arrow"),
+        "summary, -arrow against issue #19: decode >= 2x arrow-avro on 1 thread 1 of 2, on 2 \
+         threads 2 of 2; encode >= 2x 1 of 1; null-codec decode >= 1 GB/s on 1 thread 1 of 1; \
+         threads: 2 >= 1.7x 1 thread 1 of 2"
+    );
+}
