@@ -30,6 +30,9 @@ pub struct Options {
     pub foobar_old: bool,
     /// `--quick`.
     pub quick: bool,
+    /// `--threads N`: the worker threads of the multi-threaded rows (`-arrow`); by default
+    /// the available cores, at least 2.
+    pub threads: usize,
 }
 
 /// The result of parsing.
@@ -52,6 +55,8 @@ pub fn usage(registry: &[Spec]) -> String {
          --cycles N        exactly N timed cycles per row (N/2 warm-up), no time cap\n  \
          --count N         COUNT, the base item count (default 250000, a multiple of 4)\n  \
          --budget SECS     stop timing a row after SECS of timed cycles (default 2)\n  \
+         --threads N       worker threads of the multi-threaded -arrow rows (default: the\n                    \
+         available cores, at least 2)\n  \
          --csv             CSV with a header and every column\n  \
          --json            one JSON object per measured row\n  \
          -c [SPEC]         Java's CSV rows: fields from ntebcm (name, time, entries/s,\n                    \
@@ -72,6 +77,12 @@ pub fn usage(registry: &[Spec]) -> String {
     }
     s.push('\n');
     s
+}
+
+/// The available cores, at least 2 (so that the multi-threaded rows differ from the
+/// one-thread rows even where the count is unknown or 1).
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get().max(2))
 }
 
 fn number<T: std::str::FromStr>(flag: &str, v: Option<&String>) -> Result<T, String> {
@@ -101,6 +112,7 @@ pub fn parse(args: &[String], registry: &[Spec]) -> Result<Parsed, String> {
         compare: false,
         foobar_old: false,
         quick: false,
+        threads: default_threads(),
     };
     let (mut quick, mut cycles, mut budget) = (false, None, None);
     let mut it = args.iter().peekable();
@@ -112,6 +124,12 @@ pub fn parse(args: &[String], registry: &[Spec]) -> Result<Parsed, String> {
             "--cycles" => cycles = Some(number::<usize>(arg, it.next())?),
             "--count" => o.count = number(arg, it.next())?,
             "--budget" => budget = Some(number::<f64>(arg, it.next())?),
+            "--threads" => {
+                o.threads = number(arg, it.next())?;
+                if o.threads == 0 {
+                    return Err("--threads must be at least 1".into());
+                }
+            }
             "--csv" => o.format = Format::Csv,
             "--json" => o.format = Format::Json,
             "--foobar-1.8" => o.foobar_old = true,

@@ -116,6 +116,7 @@ fn run_tests(
         compare: opts.compare,
         foobar_old: opts.foobar_old,
         quick: opts.quick,
+        threads: opts.threads,
         ..harness::Ctx::new(opts.count)
     };
     let mut all = Vec::new();

@@ -289,11 +289,103 @@ pub fn summary(rows: &[Row]) -> Option<String> {
             &typed,
         ));
     }
-    for line in container_lines(rows) {
+    for line in container_lines(rows).into_iter().chain(arrow_lines(rows)) {
         out.push('\n');
         out.push_str(&line);
     }
     Some(out)
+}
+
+/// The fastest row of `test` that `keep` keeps, with its M bytes/sec.
+fn fastest(rows: &[Row], test: &str, keep: &dyn Fn(&Row) -> bool) -> Option<(f64, f64)> {
+    rows.iter()
+        .filter(|r| r.test == test && keep(r))
+        .filter_map(|r| Some((r.entries_per_sec()?, r.measured()?)))
+        .map(|(e, m)| (e, m.bytes as f64 / m.median / 1e6))
+        .fold(None, |b: Option<(f64, f64)>, x| match b {
+            Some(b) if b.0 >= x.0 => Some(b),
+            _ => Some(x),
+        })
+}
+
+/// For each test with an arrow-avro row (the `-arrow` batch): avrokit's best row on one
+/// thread over arrow-avro's, with its M bytes/sec; the best multi-threaded row over arrow-avro's
+/// and over the one-thread row. Then one line against issue #19's numbers to reach: decoding
+/// at 2x arrow-avro on one thread and on several, encoding at 2x, a null-codec file decoded at
+/// 1 GB/s of datum bytes on one thread, and 1.7x from the threads.
+fn arrow_lines(rows: &[Row]) -> Vec<String> {
+    let mut tests: Vec<&str> = Vec::new();
+    for r in rows {
+        if r.library == Library::ArrowAvro && !tests.contains(&r.test.as_str()) {
+            tests.push(&r.test);
+        }
+    }
+    let ours = |r: &Row| r.library == Library::Avrokit;
+    let (mut decode1, mut decode_n, mut encode, mut gbs, mut scaling) =
+        ([0, 0], [0, 0], [0, 0], [0, 0], [0, 0]);
+    let count = |tally: &mut [usize; 2], yes: bool| {
+        tally[0] += usize::from(yes);
+        tally[1] += 1;
+    };
+    let mut threads = None;
+    let mut out = Vec::new();
+    for t in tests {
+        let Some((peer, _)) = fastest(rows, t, &|r| r.library == Library::ArrowAvro) else {
+            continue;
+        };
+        let one = fastest(rows, t, &|r| ours(r) && one_core(r));
+        let many = fastest(rows, t, &|r| ours(r) && !one_core(r));
+        let mut parts = Vec::new();
+        let read = t.ends_with("Read");
+        if let Some((e, mb)) = one {
+            let what = if read { "1 thread" } else { "encode" };
+            parts.push(format!("{what} {:.2}x arrow-avro ({mb:.0} MB/s)", e / peer));
+            if read {
+                count(&mut decode1, e / peer >= 2.0);
+                if t.contains("Null") {
+                    count(&mut gbs, mb >= 1000.0);
+                }
+            } else {
+                count(&mut encode, e / peer >= 2.0);
+            }
+        }
+        if let Some((e, mb)) = many {
+            let label = rows
+                .iter()
+                .find(|r| r.test == t && ours(r) && !one_core(r))
+                .and_then(|r| r.api.split("(threads: ").nth(1))
+                .map_or("N", |n| n.trim_end_matches(')'));
+            threads.get_or_insert(label.to_owned());
+            let mut part = format!(
+                "threads: {label} {:.2}x arrow-avro ({mb:.0} MB/s)",
+                e / peer
+            );
+            count(&mut decode_n, e / peer >= 2.0);
+            if let Some((e1, _)) = one {
+                part.push_str(&format!(", {:.2}x 1 thread", e / e1));
+                count(&mut scaling, e / e1 >= 1.7);
+            }
+            parts.push(part);
+        }
+        if !parts.is_empty() {
+            out.push(format!("summary, {t}: {}", parts.join("; ")));
+        }
+    }
+    if !out.is_empty() {
+        let n = threads.unwrap_or_else(|| "N".into());
+        let of = |x: [usize; 2]| format!("{} of {}", x[0], x[1]);
+        out.push(format!(
+            "summary, -arrow against issue #19: decode >= 2x arrow-avro on 1 thread {}, on \
+             {n} threads {}; encode >= 2x {}; null-codec decode >= 1 GB/s on 1 thread {}; \
+             threads: {n} >= 1.7x 1 thread {}",
+            of(decode1),
+            of(decode_n),
+            of(encode),
+            of(gbs),
+            of(scaling)
+        ));
+    }
+    out
 }
 
 /// For each container read test with a `codec only` row: the best avrokit read on one decode

@@ -13,3 +13,4 @@ pub mod generic;
 pub mod record;
 pub mod reflect;
 pub mod specific;
+pub mod strings;

@@ -29,6 +29,8 @@ pub enum Library {
     ApacheAvro,
     /// The `serde_avro_fast` crate.
     SerdeAvroFast,
+    /// The `arrow-avro` crate (the `-arrow` batch).
+    ArrowAvro,
 }
 
 impl Library {
@@ -39,12 +41,16 @@ impl Library {
             Library::ApacheAvro => "apache-avro",
             Library::SerdeAvroFast => "serde_avro_fast",
             Library::Limit => "limit",
+            Library::ArrowAvro => "arrow-avro",
         }
     }
 
     /// Whether this row is another library (a peer the ratio column compares against).
     pub fn is_peer(self) -> bool {
-        matches!(self, Library::ApacheAvro | Library::SerdeAvroFast)
+        matches!(
+            self,
+            Library::ApacheAvro | Library::SerdeAvroFast | Library::ArrowAvro
+        )
     }
 }
 
@@ -201,16 +207,20 @@ pub struct Ctx {
     pub foobar_old: bool,
     /// `--quick`: families that scale their data set down may do so.
     pub quick: bool,
+    /// The worker threads of the multi-threaded rows (`--threads`; by default the available
+    /// cores, at least 2).
+    pub threads: usize,
 }
 
 impl Ctx {
-    /// COUNT 250000, no comparison, 1.9+ FooBar order.
+    /// COUNT 250000, no comparison, 1.9+ FooBar order, 2 threads.
     pub fn new(count: usize) -> Self {
         Ctx {
             count,
             compare: false,
             foobar_old: false,
             quick: false,
+            threads: 2,
         }
     }
 }

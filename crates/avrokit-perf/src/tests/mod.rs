@@ -178,7 +178,7 @@ fn every_workload_matches_java_bytes() {
     let registry = registry();
     let catalog_specs: Vec<_> = registry
         .iter()
-        .filter(|s| s.batch != "-avro3451" && s.batch != "-container")
+        .filter(|s| !matches!(s.batch, "-avro3451" | "-container" | "-arrow"))
         .collect();
     assert_eq!(
         catalog_specs.iter().map(|s| s.name).collect::<Vec<_>>(),
@@ -341,6 +341,7 @@ fn harness_end_to_end() {
             Outcome::Measured(m) => {
                 let own_layout = row.test.starts_with("Avro3451")
                     || row.test.starts_with("Container")
+                    || row.test.starts_with("Arrow")
                     || (row.test.ends_with("BlockedWrite") && row.library.is_peer());
                 if row.test.ends_with("Write") && !own_layout && m.same_bytes != Some(true) {
                     failures.push(format!(
@@ -545,4 +546,148 @@ fn typed_tests_have_codec_rows() {
     // 11 reflect tests (codec and codec reused), the blocked one (codec, Java blocks),
     // FooBar (two), three generic tests (two).
     assert_eq!(seen, 11 * 2 + 1 + 2 + 3 * 2);
+}
+
+/// The `-arrow` batch under `--quick`: every row runs (each passed its checks at init: the
+/// record count, avrokit-arrow's batches equal to arrow-avro's, the written files' datums
+/// equal to the reference), every read test has avrokit-arrow on one thread and on N and
+/// arrow-avro, every row of a test counts the same records, and the summary has its lines.
+#[test]
+fn arrow_rows_run_under_quick() {
+    let registry = registry();
+    let opts = parse("-arrow --quick --threads 3");
+    assert_eq!(opts.threads, 3);
+    assert_eq!(opts.tests.len(), 9);
+    let (mut out, mut notes) = (Vec::new(), Vec::new());
+    let rows = crate::run_tests(&opts, &registry, &mut out, &mut notes).unwrap();
+    let mut tests: Vec<&str> = rows.iter().map(|r| r.test.as_str()).collect();
+    tests.dedup();
+    assert_eq!(tests.len(), 9 + 3, "{tests:?}");
+    for test in tests {
+        let group: Vec<_> = rows.iter().filter(|r| r.test == test).collect();
+        let apis: Vec<String> = group
+            .iter()
+            .map(|r| format!("{} {}", r.library.name(), r.api))
+            .collect();
+        for r in &group {
+            match &r.outcome {
+                Outcome::Measured(m) => {
+                    assert_eq!(r.count, group[0].count, "{test} {}", r.api);
+                    assert!(m.bytes > 0);
+                }
+                Outcome::NotApplicable(why) => assert!(
+                    test.ends_with("Write") && r.api.contains("(threads: 3)"),
+                    "{test} {}: {why}",
+                    r.api
+                ),
+                Outcome::Failed(e) => panic!("{test} {} {}: {e}", r.library.name(), r.api),
+            }
+        }
+        let want: &[&str] = if test.ends_with("Write") {
+            &["avrokit arrow Writer", "arrow-avro AvroWriter"]
+        } else if test.contains("Column") {
+            &["avrokit arrow, projection", "arrow-avro Reader, projection"]
+        } else {
+            &[
+                "avrokit arrow",
+                "avrokit arrow (threads: 3)",
+                "arrow-avro Reader",
+            ]
+        };
+        for w in want {
+            assert!(
+                apis.iter().any(|a| a.starts_with(w)),
+                "{test}: {w} in {apis:?}"
+            );
+        }
+    }
+    let summary = crate::report::summary(&rows).expect("arrow-avro rows make a summary");
+    assert!(
+        summary.contains("summary, ArrowMixedNullRead: 1 thread "),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("summary, ArrowBigNullWrite: encode "),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("summary, -arrow against issue #19: decode >= 2x arrow-avro on 1 thread "),
+        "{summary}"
+    );
+    assert!(summary.contains("of 9, on 3 threads "), "{summary}");
+}
+
+/// The `-arrow` summary lines: per test, one thread and N threads over arrow-avro (and N over
+/// one), with MB/s; then the counts against issue #19's targets, the null-codec 1 GB/s one
+/// only over the `Null` decode tests.
+#[test]
+fn arrow_summary_counts_the_targets() {
+    use crate::harness::timing::{Measurement, Row};
+    // `bytes` per cycle and a median of `median` seconds.
+    let row = |test: &str, library, api: &str, median: f64, bytes: usize| Row {
+        test: test.into(),
+        library,
+        api: api.into(),
+        count: 10,
+        cycles: 1,
+        outcome: Outcome::Measured(Measurement {
+            median,
+            min: median,
+            reps: 1,
+            bytes,
+            sha256: None,
+            same_bytes: None,
+        }),
+    };
+    let gb = 1_000_000_000;
+    let rows = vec![
+        // 3x arrow-avro on one thread at 2 GB/s; 2 threads 1.5x faster still (4.5x).
+        row("ANullRead", Library::Avrokit, "arrow", 0.5, gb),
+        row(
+            "ANullRead",
+            Library::Avrokit,
+            "arrow (threads: 2)",
+            1.0 / 3.0,
+            gb,
+        ),
+        row("ANullRead", Library::ArrowAvro, "Reader", 1.5, gb),
+        // 1.5x on one thread at 500 MB/s (a snappy test: no GB/s target); 2 threads 2x that.
+        row("ASnappyRead", Library::Avrokit, "arrow", 2.0, gb),
+        row(
+            "ASnappyRead",
+            Library::Avrokit,
+            "arrow (threads: 2)",
+            1.0,
+            gb,
+        ),
+        row("ASnappyRead", Library::ArrowAvro, "Reader", 3.0, gb),
+        // Encoding at 2x.
+        row("ANullWrite", Library::Avrokit, "arrow Writer", 1.0, gb),
+        row("ANullWrite", Library::ArrowAvro, "AvroWriter", 2.0, gb),
+        // No arrow-avro row: not an arrow test.
+        row("BRead", Library::Avrokit, "Value", 1.0, gb),
+    ];
+    let s = crate::report::summary(&rows).expect("a summary");
+    let line = |start: &str| {
+        s.lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("{start} in {s}"))
+            .to_owned()
+    };
+    assert_eq!(
+        line("summary, ANullRead:"),
+        "summary, ANullRead: 1 thread 3.00x arrow-avro (2000 MB/s); threads: 2 4.50x arrow-avro \
+         (3000 MB/s), 1.50x 1 thread"
+    );
+    assert_eq!(
+        line("summary, ANullWrite:"),
+        "summary, ANullWrite: encode 2.00x arrow-avro (1000 MB/s)"
+    );
+    assert!(!s.contains("summary, BRead"), "{s}");
+    assert_eq!(
+        line("summary, -arrow"),
+        "summary, -arrow against issue #19: decode >= 2x arrow-avro on 1 thread 1 of 2, on 2 \
+         threads 2 of 2; encode >= 2x 1 of 1; null-codec decode >= 1 GB/s on 1 thread 1 of 1; \
+         threads: 2 >= 1.7x 1 thread 1 of 2"
+    );
 }

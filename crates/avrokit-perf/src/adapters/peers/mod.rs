@@ -1,6 +1,7 @@
 //! The other Rust Avro libraries (`--compare`), each through its best public API for the job:
 //! [`apache`] (`apache-avro` 0.22, Value and serde) and [`saf`] (`serde_avro_fast` 2.1, serde).
-//! [`values`] turns the data sets into apache-avro values.
+//! [`values`] turns the data sets into apache-avro values. [`arrow_avro`] (`arrow-avro` 59.3,
+//! RecordBatches) is the peer of the `-arrow` batch.
 //!
 //! The functions here are the sets of peer rows a test adds, one per kind of workload; a test's
 //! data is a stream of datums (WORKLOADS.md section 1: "datum stream") or a container file, so
@@ -8,6 +9,7 @@
 //! consumed exactly.
 
 pub mod apache;
+pub mod arrow_avro;
 pub mod saf;
 pub mod values;
 
