@@ -26,6 +26,9 @@ pub const LIST_ITEM: &str = "item";
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct MapOptions {
     pub(crate) utf8_view: bool,
+    /// Enums as their symbols' text (`Utf8`, or `Utf8View` with `utf8_view`) rather than
+    /// `Dictionary(Int32, Utf8)`.
+    pub(crate) enum_as_string: bool,
 }
 
 /// The largest decimal precision Arrow's Decimal128 holds.
@@ -141,6 +144,10 @@ impl<'a> Mapper<'a> {
                     })?;
                     DataType::FixedSizeBinary(size)
                 }
+            },
+            NodeKind::Enum(_) if self.opts.enum_as_string => match self.opts.utf8_view {
+                true => DataType::Utf8View,
+                false => DataType::Utf8,
             },
             NodeKind::Enum(_) => {
                 DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))

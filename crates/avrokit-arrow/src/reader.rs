@@ -50,6 +50,7 @@ pub struct ReaderBuilder {
     reader_schema: Option<Schema>,
     projection: Option<Vec<String>>,
     utf8_view: bool,
+    enum_as_string: bool,
     threads: usize,
     limits: Limits,
 }
@@ -69,6 +70,7 @@ impl ReaderBuilder {
             reader_schema: None,
             projection: None,
             utf8_view: false,
+            enum_as_string: false,
             threads: 1,
             limits: Limits::default(),
         }
@@ -103,6 +105,15 @@ impl ReaderBuilder {
         self
     }
 
+    /// Enums as the text of their symbols (`Utf8`, or `Utf8View` with
+    /// [`with_utf8_view`](Self::with_utf8_view)) rather than `Dictionary(Int32, Utf8)`: for
+    /// engines that do not carry dictionary columns through every operator (Ballista's
+    /// shuffles, for one).
+    pub fn with_enum_as_string(mut self, yes: bool) -> ReaderBuilder {
+        self.enum_as_string = yes;
+        self
+    }
+
     /// Decodes a container file's blocks on this many threads (1: on the caller's thread).
     /// Batches still come out in file order.
     pub fn with_threads(mut self, threads: usize) -> ReaderBuilder {
@@ -126,6 +137,7 @@ impl ReaderBuilder {
             &reader,
             MapOptions {
                 utf8_view: self.utf8_view,
+                enum_as_string: self.enum_as_string,
             },
             self.limits,
         )

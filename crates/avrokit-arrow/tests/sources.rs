@@ -303,3 +303,43 @@ fn a_block_size_that_its_items_do_not_fill_is_an_error() {
     assert!(e.to_string().contains("block byte size 2"), "{e}");
     assert_eq!(e.offset(), Some(0), "{e}");
 }
+
+#[test]
+fn enums_read_as_strings_on_request() {
+    let schema = Schema::parse_str(
+        r#"{"type":"record","name":"R","fields":[
+            {"name":"e","type":{"type":"enum","name":"Suit","symbols":["SPADES","HEARTS","CLUBS"]}},
+            {"name":"o","type":["null","Suit"]}]}"#,
+    )
+    .unwrap();
+    let mut w = WriterBuilder::new(&schema).build(Vec::new()).unwrap();
+    for i in 0..50u32 {
+        let o = match i % 4 {
+            0 => Value::Union(0, Box::new(Value::Null)),
+            _ => Value::Union(1, Box::new(Value::Enum(i % 3))),
+        };
+        w.append(&Value::Record(vec![Value::Enum(i % 3), o]))
+            .unwrap();
+    }
+    let data = w.into_inner().unwrap();
+    let dict = all(ReaderBuilder::new(), &data);
+    for (view, dt) in [
+        (false, arrow_schema::DataType::Utf8),
+        (true, arrow_schema::DataType::Utf8View),
+    ] {
+        let text = all(
+            ReaderBuilder::new()
+                .with_enum_as_string(true)
+                .with_utf8_view(view)
+                .with_threads(2),
+            &data,
+        );
+        for c in 0..2 {
+            assert_eq!(text.schema().field(c).data_type(), &dt);
+            assert_eq!(text.column(c).data_type(), &dt);
+            assert_eq!(show(text.column(c)), show(dict.column(c)), "column {c}");
+        }
+        assert_eq!(text.column(1).null_count(), 13);
+        assert_eq!(show(text.column(0))[..3], ["SPADES", "HEARTS", "CLUBS"]);
+    }
+}

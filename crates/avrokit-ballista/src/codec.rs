@@ -114,6 +114,8 @@ struct OptionsNode {
     max_alloc: u64,
     #[prost(uint64, tag = "7")]
     max_depth: u64,
+    #[prost(bool, tag = "8")]
+    enum_as_string: bool,
 }
 
 /// The wire form of a scan of Avro files: DataFusion's file-scan config (files with their
@@ -348,6 +350,7 @@ fn encode_options(o: &AvroOptions) -> Result<OptionsNode> {
     Ok(OptionsNode {
         reader_schema: o.reader_schema().map(|s| s.to_string()),
         utf8_view: o.utf8_view(),
+        enum_as_string: o.enum_as_string(),
         row_counts: o.row_counts(),
         codec: codec.name().to_owned(),
         codec_level,
@@ -373,6 +376,7 @@ fn decode_options(node: Option<&OptionsNode>, what: &str) -> Result<AvroOptions>
         .with_max_depth(size(node.max_depth, "max_depth")?);
     let mut options = AvroOptions::default()
         .with_utf8_view(node.utf8_view)
+        .with_enum_as_string(node.enum_as_string)
         .with_row_counts(node.row_counts)
         .with_codec(codec)
         .with_limits(limits);
@@ -592,6 +596,7 @@ mod tests {
         let o = AvroOptions::default()
             .with_reader_schema(schema.clone())
             .with_utf8_view(true)
+            .with_enum_as_string(true)
             .with_row_counts(false)
             .with_codec(Codec::Zstandard { level: -3 })
             .with_limits(Limits::default().with_max_alloc(1 << 20).with_max_depth(9));
@@ -603,7 +608,7 @@ mod tests {
             back.reader_schema().map(Schema::to_json),
             Some(schema.to_json())
         );
-        assert!(back.utf8_view() && !back.row_counts());
+        assert!(back.utf8_view() && back.enum_as_string() && !back.row_counts());
         assert_eq!(back.codec(), Codec::Zstandard { level: -3 });
         assert_eq!(back.limits().max_alloc, 1 << 20);
         assert_eq!(back.limits().max_depth, 9);

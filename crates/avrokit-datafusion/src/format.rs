@@ -221,6 +221,7 @@ pub(crate) fn arrow_schema(schema: &Schema, options: &AvroOptions) -> Result<Sch
     let decoder = avrokit_arrow::ReaderBuilder::new()
         .with_reader_schema(schema)
         .with_utf8_view(options.utf8_view())
+        .with_enum_as_string(options.enum_as_string())
         .with_limits(options.limits())
         .build_decoder(schema)
         .map_err(|e| DataFusionError::Plan(format!("the table's Avro schema: {e}")))?;

@@ -16,6 +16,7 @@ use datafusion::error::{DataFusionError, Result};
 /// |---|---|
 /// | `reader_schema` | an Avro schema (JSON) to read every file as, by schema resolution |
 /// | `utf8_view` | `true`: strings as `Utf8View` |
+/// | `enum_as_string` | `true`: enums as their symbols' text (`Utf8`, or `Utf8View`), not dictionaries |
 /// | `row_counts` | `false`: no row counts in the statistics |
 /// | `codec` | `null`, `deflate`, `snappy`, `zstandard` (or `zstd`), `bzip2`, `xz` |
 /// | `codec_level` | the codec's level |
@@ -31,6 +32,7 @@ use datafusion::error::{DataFusionError, Result};
 pub struct AvroOptions {
     reader_schema: Option<Schema>,
     utf8_view: bool,
+    enum_as_string: bool,
     no_row_counts: bool,
     codec: Codec,
     limits: Limits,
@@ -47,6 +49,14 @@ impl AvroOptions {
     /// Strings as `Utf8View` rather than `Utf8`.
     pub fn with_utf8_view(mut self, yes: bool) -> AvroOptions {
         self.utf8_view = yes;
+        self
+    }
+
+    /// Enums as the text of their symbols rather than `Dictionary(Int32, Utf8)`. Ballista 55
+    /// loses dictionary types in remote shuffles (sorting an enum column after one fails), so
+    /// tables queried on a cluster may want this.
+    pub fn with_enum_as_string(mut self, yes: bool) -> AvroOptions {
+        self.enum_as_string = yes;
         self
     }
 
@@ -78,6 +88,11 @@ impl AvroOptions {
     /// True when strings are read as `Utf8View`.
     pub fn utf8_view(&self) -> bool {
         self.utf8_view
+    }
+
+    /// True when enums are read as strings.
+    pub fn enum_as_string(&self) -> bool {
+        self.enum_as_string
     }
 
     /// True when statistics carry row counts.
@@ -112,6 +127,7 @@ impl AvroOptions {
                     self.reader_schema = Some(s);
                 }
                 "utf8_view" => self.utf8_view = parse_bool(key, value)?,
+                "enum_as_string" => self.enum_as_string = parse_bool(key, value)?,
                 "row_counts" => self.no_row_counts = !parse_bool(key, value)?,
                 "codec" => {
                     let name = if value.eq_ignore_ascii_case("zstd") {
@@ -131,7 +147,7 @@ impl AvroOptions {
                 _ => {
                     return Err(config_error(format!(
                         "unknown Avro option {key:?} (known: reader_schema, utf8_view, \
-                         row_counts, codec, codec_level)"
+                         enum_as_string, row_counts, codec, codec_level)"
                     )))
                 }
             }
@@ -178,12 +194,13 @@ mod tests {
             ("format.codec", "zstd"),
             ("codec_level", "7"),
             ("utf8_view", "TRUE"),
+            ("format.enum_as_string", "true"),
             ("row_counts", "false"),
             ("reader_schema", r#""long""#),
         ])
         .unwrap();
         assert_eq!(o.codec(), Codec::Zstandard { level: 7 });
-        assert!(o.utf8_view() && !o.row_counts());
+        assert!(o.utf8_view() && o.enum_as_string() && !o.row_counts());
         assert_eq!(o.reader_schema().unwrap().canonical_form(), r#""long""#);
     }
 

@@ -186,6 +186,7 @@ impl AvroOpener {
         let mut b = avrokit_arrow::ReaderBuilder::new()
             .with_batch_size(self.batch_size)
             .with_utf8_view(self.options.utf8_view())
+            .with_enum_as_string(self.options.enum_as_string())
             .with_limits(self.options.limits());
         if let Some(s) = &self.reader_schema {
             b = b.with_reader_schema(s);

@@ -315,10 +315,12 @@ impl Col {
             Kind::Enum { keys, symbols } => {
                 let keys =
                     PrimitiveArray::<Int32Type>::try_new(ScalarBuffer::from(take(keys)), nulls)?;
-                Arc::new(DictionaryArray::<Int32Type>::try_new(
-                    keys,
-                    symbols.clone(),
-                )?)
+                let dict = DictionaryArray::<Int32Type>::try_new(keys, symbols.clone())?;
+                match dt {
+                    // Enums as strings: the symbols looked up once per batch.
+                    DataType::Utf8 | DataType::Utf8View => arrow_cast::cast(&dict, &dt)?,
+                    _ => Arc::new(dict),
+                }
             }
             Kind::List {
                 offsets: o,
