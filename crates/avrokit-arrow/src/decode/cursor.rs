@@ -76,7 +76,8 @@ impl<'a> Cursor<'a> {
     }
 
     /// A varint. With 10 bytes left, one byte loop without bounds checks (the loop the core's
-    /// decoder measured fastest on real data); near the end, the careful loop.
+    /// decoder measured fastest on real data; a branch-free word decode measured 3% slower
+    /// here, on the -container record); near the end, the careful loop.
     #[inline(always)]
     fn varint(&mut self) -> Result<u64> {
         let Some(b) = self
@@ -195,6 +196,39 @@ impl<'a> Cursor<'a> {
         self.take(n as usize)
     }
 
+    /// Appends length-prefixed bytes (`bytes`, `string`) to `out`. A value of at most 16 bytes
+    /// with 16 bytes of data left from its start is copied as one 16-byte block and `out` cut
+    /// back: a fixed-size copy compiles to two moves, where a copy of varying length calls
+    /// `memcpy` (-container record: 19% less time per batch; a 32-byte step as well measured
+    /// no better).
+    #[inline(always)]
+    pub(crate) fn bytes_into(&mut self, out: &mut Vec<u8>) -> Result<()> {
+        let b = self.bytes()?;
+        let start = self.pos - b.len();
+        match self.data.get(start..).and_then(|r| r.first_chunk::<16>()) {
+            Some(chunk) if b.len() <= 16 => {
+                let at = out.len();
+                out.extend_from_slice(chunk);
+                out.truncate(at + b.len());
+            }
+            _ => out.extend_from_slice(b),
+        }
+        Ok(())
+    }
+
+    /// Skips length-prefixed bytes (`bytes`, `string`), with the checks of [`Cursor::bytes`].
+    #[inline(always)]
+    pub(crate) fn skip_len(&mut self) -> Result<()> {
+        let at = self.pos;
+        let n = self.long()?;
+        if n >= 0 && n as u64 <= self.remaining() as u64 {
+            self.pos += n as usize;
+            return Ok(());
+        }
+        self.pos = at;
+        self.bytes().map(drop)
+    }
+
     /// Skips `n` bytes.
     #[inline(always)]
     pub(crate) fn skip(&mut self, n: u64) -> Result<()> {
@@ -212,7 +246,10 @@ impl<'a> Cursor<'a> {
         self.pos = (self.pos + n).min(self.data.len());
     }
 
-    /// Skips a varint without decoding it.
+    /// Skips a varint without decoding it. With 10 bytes left, the end is found from the
+    /// high bits of one 8-byte word, without a branch per byte: varint lengths vary from value
+    /// to value, and a byte loop mispredicts on them (perf: the loop's branch was the hottest
+    /// instruction of a projected scan).
     #[inline(always)]
     pub(crate) fn skip_varint(&mut self) -> Result<()> {
         if let Some(b) = self
@@ -220,13 +257,19 @@ impl<'a> Cursor<'a> {
             .get(self.pos..)
             .and_then(|r| r.first_chunk::<10>())
         {
-            let mut i = 0;
-            while i < 10 {
-                if b[i] < 0x80 {
-                    self.pos += i + 1;
-                    return Ok(());
-                }
-                i += 1;
+            let word = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            let ends = !word & 0x8080_8080_8080_8080;
+            if ends != 0 {
+                self.pos += (ends.trailing_zeros() / 8) as usize + 1;
+                return Ok(());
+            }
+            if b[8] < 0x80 {
+                self.pos += 9;
+                return Ok(());
+            }
+            if b[9] < 0x80 {
+                self.pos += 10;
+                return Ok(());
             }
             return Err(self.error("varint longer than 10 bytes"));
         }

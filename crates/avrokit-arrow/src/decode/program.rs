@@ -388,7 +388,7 @@ fn read_leaf(kind: &mut Kind, src: &Src, cur: &mut Cursor) -> Result<bool> {
         (Src::Float, Kind::F32(v)) => v.push(cur.float()?),
         (Src::Bool, Kind::Bool(b)) => b.append(cur.boolean()?),
         (Src::Str | Src::Bytes, Kind::Bin { offsets, values }) => {
-            values.extend_from_slice(cur.bytes()?);
+            cur.bytes_into(values)?;
             let end = i32::try_from(values.len()).map_err(|_| too_big())?;
             offsets.push(end);
         }
@@ -584,8 +584,15 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
                 check_count(n, false, cur, cx, at)?;
                 let start = cur.pos();
                 for _ in 0..n {
-                    let k = cur.bytes()?;
-                    push_str_like(keys, k)?;
+                    let Kind::Bin {
+                        offsets: key_ends,
+                        values: key_bytes,
+                    } = &mut keys.kind
+                    else {
+                        return Err(internal("map keys"));
+                    };
+                    cur.bytes_into(key_bytes)?;
+                    key_ends.push(i32::try_from(key_bytes.len()).map_err(|_| too_big())?);
                     read(values, value, cur, cx).map_err(|e| e.in_field("{}"))?;
                 }
                 check_size(size, start, cur, at)?;
@@ -681,7 +688,7 @@ fn skip(s: &Skip, cur: &mut Cursor, cx: &Cx) -> Result<()> {
     match s {
         Skip::Bytes(n) => cur.skip(*n),
         Skip::Varint => cur.skip_varint(),
-        Skip::Len => cur.bytes().map(drop),
+        Skip::Len => cur.skip_len(),
         _ => skip_any(s, cur, cx),
     }
 }
@@ -693,7 +700,7 @@ fn skip_any(s: &Skip, cur: &mut Cursor, cx: &Cx) -> Result<()> {
     match s {
         Skip::Bytes(n) => cur.skip(*n),
         Skip::Varint => cur.skip_varint(),
-        Skip::Len => cur.bytes().map(drop),
+        Skip::Len => cur.skip_len(),
         Skip::Seq(steps) => {
             for s in steps.iter() {
                 skip(s, cur, cx)?;
@@ -716,8 +723,11 @@ fn skip_any(s: &Skip, cur: &mut Cursor, cx: &Cx) -> Result<()> {
             } else {
                 // Items of no fixed size take a byte at least.
                 check_count(n, false, cur, cx, at)?;
-                for _ in 0..n {
-                    skip(item, cur, cx)?;
+                // The loop inside the match: a leaf item costs no dispatch.
+                match &**item {
+                    Skip::Varint => (0..n).try_for_each(|_| cur.skip_varint())?,
+                    Skip::Len => (0..n).try_for_each(|_| cur.skip_len())?,
+                    item => (0..n).try_for_each(|_| skip_any(item, cur, cx))?,
                 }
             }
         },
@@ -731,9 +741,19 @@ fn skip_any(s: &Skip, cur: &mut Cursor, cx: &Cx) -> Result<()> {
                 cur.skip(size)?;
             } else {
                 check_count(n, false, cur, cx, at)?;
-                for _ in 0..n {
-                    cur.bytes()?;
-                    skip(value, cur, cx)?;
+                match &**value {
+                    Skip::Varint => (0..n).try_for_each(|_| {
+                        cur.skip_len()?;
+                        cur.skip_varint()
+                    })?,
+                    Skip::Len => (0..n).try_for_each(|_| {
+                        cur.skip_len()?;
+                        cur.skip_len()
+                    })?,
+                    value => (0..n).try_for_each(|_| {
+                        cur.skip_len()?;
+                        skip(value, cur, cx)
+                    })?,
                 }
             }
         },
