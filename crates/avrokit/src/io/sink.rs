@@ -526,6 +526,15 @@ impl<S: Sink> BlockingSink<S> {
         self.inner
     }
 
+    /// Appends `n` complete items of `s` bytes each to the innermost frame's current block, as
+    /// `n` rounds of `start_item` and `write_bytes` would when no block is cut among them.
+    fn append_items(&mut self, run: &[u8], n: usize, s: usize) {
+        self.staged.extend_from_slice(run);
+        let frame = self.frames.last_mut().expect("an open collection");
+        frame.count += n as u64;
+        frame.item_start = self.staged.len() - s;
+    }
+
     /// Writes the header of the current block of the innermost frame in front of its items.
     fn close_block(&mut self) {
         let frame = self.frames.last_mut().expect("an open collection");
@@ -559,6 +568,63 @@ impl<S: Sink> Sink for BlockingSink<S> {
             self.java_overflow();
         }
         self.staged.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    /// The bulk path of fixed-width items: where the blocks are cut is worked out from the
+    /// item size, so a run of items that share a block is one copy, with exactly the blocks
+    /// the per-item path ([`start_item`](Sink::start_item) then
+    /// [`write_bytes`](Sink::write_bytes) per item) would cut. Per item, that path cost about
+    /// 30 instructions of frame checks for a 4-byte float (the Java-blocked float array write
+    /// of avrokit-perf ran at 0.4x the peers' one-block write).
+    fn write_items(&mut self, items: &[u8], item_size: usize) -> Result<()> {
+        let s = item_size.max(1);
+        if self.frames.is_empty() || items.len() % s != 0 {
+            // Outside a collection, or not a whole number of items: the general path says so.
+            for item in items.chunks(s) {
+                self.start_item()?;
+                self.write_bytes(item)?;
+            }
+            return Ok(());
+        }
+        let mut rest = items;
+        while !rest.is_empty() {
+            let frame = *self.frames.last().expect("checked above");
+            let used = self.staged.len() - frame.block_start;
+            if self.java {
+                if frame.overflow {
+                    // The previous item was an overflow block; the next item starts a new one.
+                    self.start_item()?;
+                    self.write_bytes(&rest[..s])?;
+                    rest = &rest[s..];
+                    continue;
+                }
+                // Items that keep the block within `block_size` go in as they are; the first
+                // one that does not becomes the overflow item (as `write_bytes` decides).
+                let fit = (self.block_size.saturating_sub(used) / s).min(rest.len() / s);
+                if fit == 0 {
+                    self.start_item()?;
+                    self.write_bytes(&rest[..s])?;
+                    rest = &rest[s..];
+                    continue;
+                }
+                let (run, tail) = rest.split_at(fit * s);
+                self.append_items(run, fit, s);
+                rest = tail;
+            } else {
+                if frame.count > 0 && used >= self.block_size {
+                    self.close_block();
+                }
+                let used = self.staged.len() - self.frames.last().expect("open").block_start;
+                // `start_item` closes the block before the first item that finds it full, so
+                // the block takes items until it holds `block_size` bytes, at least one.
+                let take = self.block_size.saturating_sub(used).div_ceil(s).max(1);
+                let take = take.min(rest.len() / s);
+                let (run, tail) = rest.split_at(take * s);
+                self.append_items(run, take, s);
+                rest = tail;
+            }
+        }
         Ok(())
     }
 
@@ -680,6 +746,68 @@ mod tests {
             if n >= 64 {
                 assert_eq!(out[..3], [0x7d, 0xf8, 0x03], "n = {n}: block A header");
                 assert_eq!(out[255], 0x02, "n = {n}: the overflow block's count");
+            }
+        }
+    }
+
+    /// Writes `lead` items one by one, then the rest through `write_items` in runs of `chunk`
+    /// items (or one by one when `bulk` is false).
+    fn blocked(
+        java: bool,
+        block: usize,
+        s: usize,
+        n: usize,
+        lead: usize,
+        chunk: usize,
+        bulk: bool,
+    ) -> Vec<u8> {
+        let item = |i: usize| -> Vec<u8> { (0..s).map(|k| (i * 7 + k) as u8).collect() };
+        let mut out = Vec::new();
+        let mut sink = if java {
+            BlockingSink::java_compatible(&mut out, block)
+        } else {
+            BlockingSink::new(&mut out, block)
+        };
+        sink.start_collection(n).unwrap();
+        let all: Vec<u8> = (0..n).flat_map(item).collect();
+        let (first, rest) = all.split_at(lead.min(n) * s);
+        for it in first.chunks(s) {
+            sink.start_item().unwrap();
+            sink.write_bytes(it).unwrap();
+        }
+        if bulk {
+            for run in rest.chunks((chunk * s).max(1)) {
+                sink.write_items(run, s).unwrap();
+            }
+        } else {
+            for it in rest.chunks(s) {
+                sink.start_item().unwrap();
+                sink.write_bytes(it).unwrap();
+            }
+        }
+        sink.end_collection().unwrap();
+        drop(sink);
+        out
+    }
+
+    #[test]
+    fn bulk_items_cut_the_blocks_the_per_item_path_cuts() {
+        for java in [true, false] {
+            for block in [1, 3, 8, 254, 1000] {
+                for s in [1, 4, 8, 9, 300] {
+                    for n in [0, 1, 2, 62, 63, 64, 65, 127, 200, 513] {
+                        for lead in [0, 1, 5] {
+                            for chunk in [1, 3, 64, 1000] {
+                                let want = blocked(java, block, s, n, lead, chunk, false);
+                                let got = blocked(java, block, s, n, lead, chunk, true);
+                                assert_eq!(
+                                    got, want,
+                                    "java {java}, block {block}, item {s}, n {n}, lead {lead}, chunk {chunk}"
+                                );
+                            }
+                        }
+                    }
+                }
             }
         }
     }
