@@ -108,7 +108,8 @@ fn main() {
                 cases,
                 "    crate::Case {{ sources: &{sources:?}, variant: {variant:?}, json: {key:?}, \
                  schema: <{module}::{root} as ::avrokit::AvroSchema>::schema, \
-                 round_trip: crate::round_trip::<{module}::{root}> }},"
+                 round_trip: crate::round_trip::<{module}::{root}>, \
+                 resolve: crate::resolve::<{module}::{root}> }},"
             );
         }
     }

@@ -2,9 +2,10 @@
 //! interop corpus and every IDL file and protocol of Java's IDL tests, so that the generated code is compiled (and linted by clippy) with the
 //! workspace, and the round-trip helpers the tests run on them.
 
-use avrokit::container::{Codec, Reader, WriterBuilder};
+use avrokit::codec::{AvroDecodeOwned, CodecPlan};
+use avrokit::container::{Codec, Reader, ReaderBuilder, WriterBuilder};
 use avrokit::serde::{DePlan, SerPlan};
-use avrokit::{AvroSchema, Schema};
+use avrokit::{AvroEncode, AvroSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -20,6 +21,8 @@ pub struct Case {
     pub schema: fn() -> Schema,
     /// [`round_trip`] for the root type.
     pub round_trip: fn(&[u8]) -> Result<RoundTrip, String>,
+    /// [`resolve`] for the root type.
+    pub resolve: fn(&[u8]) -> Result<Resolved, String>,
 }
 
 /// One type generated from an IDL file or a protocol of Java's IDL tests.
@@ -31,6 +34,10 @@ pub struct IdlCase {
     /// `<Type as AvroSchema>::schema`.
     pub schema: fn() -> Schema,
 }
+
+/// The start of a round trip's error when the type's codec reached a type without one (see
+/// `avrokit::codec`'s limitations).
+pub const NO_CODEC_INSIDE: &str = "a type without a codec inside one with";
 
 /// What a container file's round trip through a generated type gave.
 #[derive(Debug)]
@@ -52,7 +59,7 @@ pub struct RoundTrip {
 ///
 /// # Errors
 /// The first error, as text.
-pub fn round_trip<T: Serialize + DeserializeOwned + AvroSchema>(
+pub fn round_trip<T: Serialize + DeserializeOwned + AvroSchema + AvroDecodeOwned + AvroEncode>(
     file: &[u8],
 ) -> Result<RoundTrip, String> {
     let e = |e: avrokit::Error| e.to_string();
@@ -70,6 +77,39 @@ pub fn round_trip<T: Serialize + DeserializeOwned + AvroSchema>(
     if write(&again)? != out {
         return Err("a resolving plan read other values than a plain one".into());
     }
+    // The generated codec (or serde, for a type without one) through a `CodecPlan`: the same
+    // values, and, where it writes, the same file.
+    let mut r = Reader::from_slice(file).map_err(e)?;
+    let plan = CodecPlan::<T>::reading(r.schema()).map_err(e)?;
+    let mut via_plan = Vec::new();
+    while let Some(v) = r.next_codec(&plan) {
+        match v {
+            Ok(v) => via_plan.push(v),
+            // The documented limit of `HAS_CODEC`: a type without a codec (an `IndexMap`)
+            // behind a `Vec`, `Box` or map of a type that has one.
+            Err(err) if err.to_string().contains("has no generated codec") => {
+                return Err(format!("{NO_CODEC_INSIDE}: {err}"));
+            }
+            Err(err) => return Err(e(err)),
+        }
+    }
+    if write(&via_plan)? != out {
+        return Err("the codec plan read other values than serde".into());
+    }
+    if plan.is_exact() {
+        let mut w = WriterBuilder::new(&T::schema())
+            .with_codec(Codec::Null)
+            .with_sync_marker([7; 16])
+            .build(Vec::new())
+            .map_err(e)?;
+        let own = CodecPlan::<T>::reading(w.schema()).map_err(e)?;
+        for v in &values {
+            w.append_codec(v, &own).map_err(e)?;
+        }
+        if w.into_inner().map_err(e)? != out {
+            return Err("the generated codec wrote other bytes than serde".into());
+        }
+    }
 
     let mut canonical = Vec::new();
     let r = Reader::from_slice(file).map_err(e)?;
@@ -83,6 +123,58 @@ pub fn round_trip<T: Serialize + DeserializeOwned + AvroSchema>(
         original: datums(file)?,
         written: datums(&out)?,
         canonical,
+    })
+}
+
+/// What a container file of another writer schema read into a generated type gave.
+#[derive(Debug)]
+pub struct Resolved {
+    /// Records read.
+    pub records: usize,
+    /// True when the type's generated code read them (through the plan's resolution); false
+    /// when its plan went through serde (a type without a generated codec).
+    pub generated: bool,
+    /// The records read through the type's `CodecPlan`, written with the type's schema.
+    pub codec: Vec<u8>,
+    /// The records read by the resolving `Value` reader, written with the type's schema.
+    pub value: Vec<u8>,
+}
+
+/// Reads a container file written with another schema into `T`s through
+/// `CodecPlan::<T>::reading(file schema)` (the generated code, resolving), and into `Value`s
+/// of `T`'s schema through a `ResolvedPlan`, and returns both as datums of `T`'s schema.
+///
+/// # Errors
+/// The first error, as text: the schemas do not resolve, or a datum cannot be read.
+pub fn resolve<T>(file: &[u8]) -> Result<Resolved, String>
+where
+    T: Serialize + DeserializeOwned + AvroSchema + AvroDecodeOwned,
+{
+    let e = |e: avrokit::Error| e.to_string();
+    let reader = T::schema();
+    let mut r = Reader::from_slice(file).map_err(e)?;
+    let plan = CodecPlan::<T>::reading(r.schema()).map_err(e)?;
+    let mut codec = Vec::new();
+    let ser = SerPlan::compile(&reader).map_err(e)?;
+    let mut records = 0;
+    while let Some(v) = r.next_codec(&plan) {
+        let v = v.map_err(e)?;
+        avrokit::serde::to_datum_sink(&v, &ser, &mut codec).map_err(e)?;
+        records += 1;
+    }
+    let mut value = Vec::new();
+    let r = ReaderBuilder::new()
+        .with_reader_schema(&reader)
+        .build_slice(file)
+        .map_err(e)?;
+    for v in r {
+        value.extend(avrokit::to_datum_vec(&v.map_err(e)?, &reader).map_err(e)?);
+    }
+    Ok(Resolved {
+        records,
+        generated: plan.is_generated(),
+        codec,
+        value,
     })
 }
 

@@ -19,11 +19,27 @@ use crate::attrs::{field_attrs, rename, ContainerAttrs, Errors};
 struct Bodies {
     encode: Tokens,
     decode: Tokens,
+    /// `decode_resolved`'s body: data of another writer schema, through `rs` at op `op`.
+    decode_resolved: Tokens,
     /// `decode_into`'s body, when it does better than the default (records).
     decode_into: Option<Tokens>,
     zero_size: Tokens,
     /// The field types that decide `HAS_CODEC`.
     types: Vec<Type>,
+    /// For an enum written as a union: its branch methods.
+    union: Option<UnionBodies>,
+}
+
+/// The branch methods of a union type (see `AvroDecode::BRANCHES`): bodies reading and
+/// writing one branch, so that `Option<T>` can make `T`'s branches its own.
+struct UnionBodies {
+    branches: u32,
+    /// `encode_branch`'s body (`shift` in scope).
+    encode_branch: Tokens,
+    /// `decode_branch`'s body (`index`, `at` in scope).
+    decode_branch: Tokens,
+    /// `decode_resolved_branch`'s body (`rs`, `index`, `op` in scope).
+    decode_resolved_branch: Tokens,
 }
 
 /// One field of a record (a struct or a struct variant).
@@ -52,9 +68,11 @@ pub(crate) fn codec_impls(input: &DeriveInput, c: &ContainerAttrs) -> Tokens {
         Bodies {
             encode: quote!(::core::result::Result::Err(#p::no_codec(#what))),
             decode: quote!(::core::result::Result::Err(#p::no_codec(#what))),
+            decode_resolved: quote!(::core::result::Result::Err(#p::no_codec(#what))),
             decode_into: None,
             zero_size: quote!(false),
             types: Vec::new(),
+            union: None,
         }
     });
     emit(input, bodies, has_codec)
@@ -178,6 +196,149 @@ fn read_fields(fields: &[Field], locals: &[syn::Ident]) -> Tokens {
         .collect()
 }
 
+/// An expression (a `Result`) reading a record of `fields` written with another schema, as
+/// op `op` of `rs`: the writer's fields in the plan's order, each read by its field type's
+/// resolving code into its local, then the reader-only fields' defaults, then `path` built.
+fn resolve_record(path: Tokens, shape: &Fields, fields: &[Field]) -> Tokens {
+    let p = p();
+    let locals = locals(fields);
+    // Reader field positions: the written fields, in order (skipped ones are not in the
+    // schema).
+    let wired: Vec<(usize, &Field)> = fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.wire.is_some())
+        .collect();
+    let decls: Tokens = fields
+        .iter()
+        .zip(&locals)
+        .map(|(f, l)| {
+            let ty = &f.ty;
+            match &f.wire {
+                Some(_) => {
+                    quote!(let mut #l: ::core::option::Option<#ty> = ::core::option::Option::None;)
+                }
+                None => {
+                    let d = &f.default;
+                    quote!(let #l: #ty = #d;)
+                }
+            }
+        })
+        .collect();
+    let reads: Tokens = wired
+        .iter()
+        .enumerate()
+        .map(|(pos, (i, f))| {
+            let pos = pos as u32;
+            let l = &locals[*i];
+            let read = f
+                .wire
+                .as_ref()
+                .map(|w| w.read_resolved(&f.ty, quote!(__op)))
+                .unwrap_or_default();
+            quote!(#pos => {
+                #l = ::core::option::Option::Some(match #read {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(e) => {
+                        return ::core::result::Result::Err(__rec.in_step(e, __k))
+                    }
+                });
+            })
+        })
+        .collect();
+    let defaults: Tokens = wired
+        .iter()
+        .enumerate()
+        .map(|(pos, (i, f))| {
+            let pos = pos as u32;
+            let l = &locals[*i];
+            let name = &f.name;
+            let read = f
+                .wire
+                .as_ref()
+                .map(|w| w.read_default(&f.ty))
+                .unwrap_or_default();
+            quote!(#pos => {
+                #l = ::core::option::Option::Some(match __rec.default_with(__k, #read) {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(e) => {
+                        return ::core::result::Result::Err(#p::in_field(e, #name))
+                    }
+                });
+            })
+        })
+        .collect();
+    let unwraps: Tokens = wired
+        .iter()
+        .map(|(i, f)| {
+            let l = &locals[*i];
+            let name = &f.name;
+            quote!(let #l = match #l {
+                ::core::option::Option::Some(v) => v,
+                ::core::option::Option::None => {
+                    return ::core::result::Result::Err(#p::unfilled(#name))
+                }
+            };)
+        })
+        .collect();
+    // Writer fields that are the reader's, in order (only promotions differ): read straight.
+    let n = wired.len();
+    let straight: Tokens = wired
+        .iter()
+        .enumerate()
+        .map(|(pos, (i, f))| {
+            let l = &locals[*i];
+            let read = f
+                .wire
+                .as_ref()
+                .map(|w| w.read_resolved(&f.ty, quote!(__rec.op(#pos)?)))
+                .unwrap_or_default();
+            quote!(let #l = match #read {
+                ::core::result::Result::Ok(v) => v,
+                ::core::result::Result::Err(e) => {
+                    return ::core::result::Result::Err(__rec.in_step(e, #pos))
+                }
+            };)
+        })
+        .collect();
+    let skipped: Tokens = fields
+        .iter()
+        .zip(&locals)
+        .filter(|(f, _)| f.wire.is_none())
+        .map(|(f, l)| {
+            let ty = &f.ty;
+            let d = &f.default;
+            quote!(let #l: #ty = #d;)
+        })
+        .collect();
+    let build = construct(path, shape, fields, &locals);
+    quote!({
+        let __rec = rs.record(dec, op)?;
+        if __rec.in_order(#n) {
+            #straight
+            #skipped
+            return ::core::result::Result::Ok(#build);
+        }
+        #decls
+        for __k in 0..__rec.len() {
+            if let ::core::option::Option::Some((__to, __op)) = __rec.step(dec, __k)? {
+                match __to {
+                    #reads
+                    __other => return ::core::result::Result::Err(#p::no_field(__other)),
+                }
+            }
+        }
+        for __k in 0..__rec.defaults() {
+            match __rec.default_pos(__k) {
+                #defaults
+                __other => return ::core::result::Result::Err(#p::no_field(__other)),
+            }
+        }
+        #unwraps
+        ::core::result::Result::Ok(#build)
+    })
+}
+
 /// `Path { a: __f0, .. }`, `Path(__f0, ..)` or `Path`.
 fn construct(path: Tokens, shape: &Fields, fields: &[Field], locals: &[syn::Ident]) -> Tokens {
     let members = fields.iter().map(|f| &f.member);
@@ -265,9 +426,11 @@ fn record_bodies(shape: &Fields, fields: &[Field]) -> Bodies {
     Bodies {
         encode: quote!(#writes ::core::result::Result::Ok(())),
         decode: quote!(#reads ::core::result::Result::Ok(#build)),
+        decode_resolved: resolve_record(quote!(Self), shape, fields),
         decode_into: Some(quote!(#intos ::core::result::Result::Ok(()))),
         zero_size: zero_size(fields),
         types: written_types(fields),
+        union: None,
     }
 }
 
@@ -282,6 +445,7 @@ fn newtype_bodies(shape: &Fields, fields: Vec<Field>) -> Result<Bodies, String> 
     let m = &inner.member;
     let write = w.write(quote!(&self.#m));
     let read = w.read(&inner.ty);
+    let read_resolved = w.read_resolved(&inner.ty, quote!(op));
     let into = w.read_into(quote!(&mut self.#m));
     let locals = locals(&fields);
     let first = &locals[0];
@@ -297,9 +461,13 @@ fn newtype_bodies(shape: &Fields, fields: Vec<Field>) -> Result<Bodies, String> 
     Ok(Bodies {
         encode: quote!(#write ::core::result::Result::Ok(())),
         decode: quote!(let #first = #read?; #rest ::core::result::Result::Ok(#build)),
+        decode_resolved: quote!(
+            let #first = #read_resolved?; #rest ::core::result::Result::Ok(#build)
+        ),
         decode_into: (fields.len() == 1).then_some(into),
         zero_size: w.zero_size(&inner.ty),
         types: vec![inner.ty.clone()],
+        union: None,
     })
 }
 
@@ -332,9 +500,16 @@ fn unit_enum_bodies(variants: &[(&syn::Variant, bool)]) -> Bodies {
                 i => ::core::result::Result::Err(#p::bad_enum(i, #n, at)),
             }
         }),
+        decode_resolved: quote!({
+            match rs.symbol(dec, op)? {
+                #(#reads)*
+                i => ::core::result::Result::Err(#p::no_variant(i)),
+            }
+        }),
         decode_into: None,
         zero_size: quote!(false),
         types: Vec::new(),
+        union: None,
     }
 }
 
@@ -343,6 +518,7 @@ fn union_bodies(variants: &[(&syn::Variant, bool)]) -> Result<Bodies, String> {
     let p = p();
     let mut writes = Vec::new();
     let mut reads = Vec::new();
+    let mut resolved = Vec::new();
     let mut types = Vec::new();
     let mut index = 0u32;
     for (v, skip) in variants {
@@ -360,7 +536,7 @@ fn union_bodies(variants: &[(&syn::Variant, bool)]) -> Result<Bodies, String> {
         let pat = pattern(quote!(Self::#id), &v.fields, &fields, &locals);
         let write = write_locals(&fields, &locals);
         writes.push(quote!(#pat => {
-            enc.write_union_index(#index)?;
+            enc.write_union_index(#index + shift)?;
             #write
             ::core::result::Result::Ok(())
         }));
@@ -370,10 +546,14 @@ fn union_bodies(variants: &[(&syn::Variant, bool)]) -> Result<Bodies, String> {
                 return Err(format!("variant {id}: its field is skipped"));
             };
             let r = w.read(&f.ty);
+            let rr = w.read_resolved(&f.ty, quote!(op));
+            resolved.push(quote!(#index => ::core::result::Result::Ok(Self::#id(#rr?)),));
             quote!(::core::result::Result::Ok(Self::#id(#r?)))
         } else {
             let r = read_fields(&fields, &locals);
             let build = construct(quote!(Self::#id), &v.fields, &fields, &locals);
+            let rr = resolve_record(quote!(Self::#id), &v.fields, &fields);
+            resolved.push(quote!(#index => #rr,));
             quote!({ #r ::core::result::Result::Ok(#build) })
         };
         reads.push(quote!(#index => #read,));
@@ -381,23 +561,37 @@ fn union_bodies(variants: &[(&syn::Variant, bool)]) -> Result<Bodies, String> {
         index += 1;
     }
     let n = index as usize;
-    let encode = if variants.is_empty() {
+    let encode_branch = if variants.is_empty() {
         quote!(match *self {})
     } else {
         quote!(match self { #(#writes)* })
     };
     Ok(Bodies {
-        encode,
+        encode: quote!(::avrokit::AvroEncode::encode_branch(self, enc, 0)),
         decode: quote!({
             let at = dec.offset();
-            match dec.read_union_index()? {
-                #(#reads)*
-                i => ::core::result::Result::Err(#p::bad_union(i, #n, at)),
-            }
+            let index = dec.read_union_index()?;
+            <Self as ::avrokit::AvroDecode<'__de>>::decode_branch(dec, index, at)
+        }),
+        decode_resolved: quote!({
+            let (__branch, op) = rs.branch(dec, op)?;
+            <Self as ::avrokit::AvroDecode<'__de>>::decode_resolved_branch(dec, rs, __branch, op)
         }),
         decode_into: None,
         zero_size: quote!(false),
         types,
+        union: Some(UnionBodies {
+            branches: index,
+            encode_branch,
+            decode_branch: quote!(match index {
+                #(#reads)*
+                i => ::core::result::Result::Err(#p::bad_union(i, #n, at)),
+            }),
+            decode_resolved_branch: quote!(match index {
+                #(#resolved)*
+                i => ::core::result::Result::Err(#p::no_variant(i)),
+            }),
+        }),
     })
 }
 
@@ -427,17 +621,23 @@ fn emit(input: &DeriveInput, b: Bodies, has_codec: bool) -> Tokens {
     let Bodies {
         encode,
         decode,
+        decode_resolved,
         decode_into,
         zero_size,
         types,
+        union,
     } = b;
     let dec_trait = quote!(::avrokit::AvroDecode<'__de>);
-    let has = if has_codec {
-        let parts = types.iter().map(|t| wire::has_codec(t, &dec_trait));
-        quote!(true #(&& #parts)*)
-    } else {
-        quote!(false)
+    let flag = |name: Tokens| {
+        if has_codec {
+            let parts = types.iter().map(|t| wire::has_codec(t, &dec_trait, &name));
+            quote!(true #(&& #parts)*)
+        } else {
+            quote!(false)
+        }
     };
+    let has = flag(quote!(HAS_CODEC));
+    let resolves = flag(quote!(RESOLVES));
     let decode_into = decode_into.map(|body| {
         quote! {
             #[inline]
@@ -449,6 +649,48 @@ fn emit(input: &DeriveInput, b: Bodies, has_codec: bool) -> Tokens {
             }
         }
     });
+    let (enc_branch, dec_branch) = match union {
+        Some(UnionBodies {
+            branches,
+            encode_branch,
+            decode_branch,
+            decode_resolved_branch,
+        }) => (
+            quote! {
+                #[allow(unused_variables)]
+                fn encode_branch<__S: #p::Sink>(
+                    &self,
+                    enc: &mut #p::Encoder<__S>,
+                    shift: u32,
+                ) -> #p::Result<()> {
+                    #encode_branch
+                }
+            },
+            quote! {
+                const BRANCHES: u32 = #branches;
+
+                #[allow(unused_variables)]
+                fn decode_branch<__S: #p::Source<'__de>>(
+                    dec: &mut #p::Decoder<'__de, __S>,
+                    index: u32,
+                    at: u64,
+                ) -> #p::Result<Self> {
+                    #decode_branch
+                }
+
+                #[allow(unused_variables, unused_mut, unreachable_code)]
+                fn decode_resolved_branch<__S: #p::Source<'__de>>(
+                    dec: &mut #p::Decoder<'__de, __S>,
+                    rs: &#p::Resolver,
+                    index: u32,
+                    op: u32,
+                ) -> #p::Result<Self> {
+                    #decode_resolved_branch
+                }
+            },
+        ),
+        None => (Tokens::new(), Tokens::new()),
+    };
     quote! {
         #[automatically_derived]
         impl #ig ::avrokit::AvroEncode for #ident #tg #wc {
@@ -457,12 +699,15 @@ fn emit(input: &DeriveInput, b: Bodies, has_codec: bool) -> Tokens {
             fn encode<__S: #p::Sink>(&self, enc: &mut #p::Encoder<__S>) -> #p::Result<()> {
                 #encode
             }
+
+            #enc_branch
         }
 
         #[automatically_derived]
         impl #igd ::avrokit::AvroDecode<'__de> for #ident #tg #wcd {
             const ZERO_SIZE: bool = #zero_size;
             const HAS_CODEC: bool = #has;
+            const RESOLVES: bool = #resolves;
 
             #[inline]
             #[allow(unused_variables)]
@@ -471,6 +716,18 @@ fn emit(input: &DeriveInput, b: Bodies, has_codec: bool) -> Tokens {
             ) -> #p::Result<Self> {
                 #decode
             }
+
+            #[inline]
+            #[allow(unused_variables, unused_mut, unreachable_code)]
+            fn decode_resolved<__S: #p::Source<'__de>>(
+                dec: &mut #p::Decoder<'__de, __S>,
+                rs: &#p::Resolver,
+                op: u32,
+            ) -> #p::Result<Self> {
+                #decode_resolved
+            }
+
+            #dec_branch
 
             #decode_into
         }

@@ -19,11 +19,13 @@ pub(crate) enum Wire {
     /// Through `AvroEncode` / `AvroDecode`.
     Trait,
     /// Generated closures: `enc` is `|enc, v: &T| -> Result<()>`, `dec` is `|dec| -> Result<T>`;
-    /// `into`, when given, reads over a place (`|dec, v: &mut T| -> Result<()>`).
+    /// `into`, when given, reads over a place (`|dec, v: &mut T| -> Result<()>`); `res` reads
+    /// data of another writer schema (`|dec, rs, op| -> Result<T>`).
     Custom {
         enc: Tokens,
         dec: Tokens,
         into: Option<Tokens>,
+        res: Tokens,
     },
 }
 
@@ -82,6 +84,33 @@ fn trait_dec(ty: &Type) -> Tokens {
     })
 }
 
+/// The closure reading `ty` written with another schema, through the traits.
+fn trait_res(ty: &Type) -> Tokens {
+    let p = p();
+    quote!(|dec: &mut #p::Decoder<'__de, __S>, rs: &#p::Resolver, op: u32| -> #p::Result<#ty> {
+        <#ty as ::avrokit::AvroDecode<'__de>>::decode_resolved(dec, rs, op)
+    })
+}
+
+/// `tokens` with every `__S` (the decoder's source type) replaced by `with`.
+fn with_source(tokens: Tokens, with: &Tokens) -> Tokens {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .flat_map(|t| -> Vec<TokenTree> {
+            match t {
+                TokenTree::Ident(i) if i == "__S" => with.clone().into_iter().collect(),
+                TokenTree::Group(g) => {
+                    let mut n = Group::new(g.delimiter(), with_source(g.stream(), with));
+                    n.set_span(g.span());
+                    vec![TokenTree::Group(n)]
+                }
+                t => vec![t],
+            }
+        })
+        .collect()
+}
+
 impl Wire {
     /// The write closure of `ty` on this wire.
     pub(crate) fn enc(&self, ty: &Type) -> Tokens {
@@ -96,6 +125,39 @@ impl Wire {
         match self {
             Wire::Trait => trait_dec(ty),
             Wire::Custom { dec, .. } => dec.clone(),
+        }
+    }
+
+    /// The resolving read closure of `ty` on this wire.
+    pub(crate) fn res(&self, ty: &Type) -> Tokens {
+        match self {
+            Wire::Trait => trait_res(ty),
+            Wire::Custom { res, .. } => res.clone(),
+        }
+    }
+
+    /// An expression reading a `ty` written with another schema, as op `op` of `rs` (a
+    /// `Result`).
+    pub(crate) fn read_resolved(&self, ty: &Type, op: Tokens) -> Tokens {
+        match self {
+            Wire::Trait => {
+                quote!(<#ty as ::avrokit::AvroDecode<'__de>>::decode_resolved(dec, rs, #op))
+            }
+            Wire::Custom { res, .. } => quote!((#res)(dec, rs, #op)),
+        }
+    }
+
+    /// A closure reading a `ty` from a reader-only field's default (a decoder over a
+    /// [`DefaultSource`], which lends nothing).
+    pub(crate) fn read_default(&self, ty: &Type) -> Tokens {
+        let p = p();
+        match self {
+            Wire::Trait => quote!(
+                |dec: &mut #p::Decoder<'__de, #p::DefaultSource<'_>>| -> #p::Result<#ty> {
+                    <#ty as ::avrokit::AvroDecode<'__de>>::decode(dec)
+                }
+            ),
+            Wire::Custom { dec, .. } => with_source(dec.clone(), &quote!(#p::DefaultSource<'_>)),
         }
     }
 
@@ -154,7 +216,7 @@ pub(crate) fn wire(ty: &Type, bytes: bool, overlay: Option<&Json>) -> Result<Wir
                 if !null_second && matches!(w, Wire::Trait) {
                     return Ok(Wire::Trait);
                 }
-                let (ie, id) = (w.enc(inner), w.dec(inner));
+                let (ie, id, ir) = (w.enc(inner), w.dec(inner), w.res(inner));
                 return Ok(Wire::Custom {
                     enc: quote!(|enc: &mut #p::Encoder<__S>, v: &#ty| -> #p::Result<()> {
                         #p::encode_option(enc, v, #null_second, #ie)
@@ -163,6 +225,12 @@ pub(crate) fn wire(ty: &Type, bytes: bool, overlay: Option<&Json>) -> Result<Wir
                         #p::decode_option(dec, #null_second, #id)
                     }),
                     into: None,
+                    res: quote!(
+                        |dec: &mut #p::Decoder<'__de, __S>, rs: &#p::Resolver, op: u32|
+                            -> #p::Result<#ty> {
+                            #p::decode_option_resolved(dec, rs, op, #null_second, #ir)
+                        }
+                    ),
                 });
             }
             (_, _) if bytes => return bytes_wire(ty),
@@ -174,7 +242,7 @@ pub(crate) fn wire(ty: &Type, bytes: bool, overlay: Option<&Json>) -> Result<Wir
                 if matches!(w, Wire::Trait) {
                     return Ok(Wire::Trait);
                 }
-                let (ie, id) = (w.enc(inner), w.dec(inner));
+                let (ie, id, ir) = (w.enc(inner), w.dec(inner), w.res(inner));
                 return Ok(Wire::Custom {
                     enc: quote!(|enc: &mut #p::Encoder<__S>, v: &#ty| -> #p::Result<()> {
                         #p::encode_array(enc, v, #ie)
@@ -183,6 +251,12 @@ pub(crate) fn wire(ty: &Type, bytes: bool, overlay: Option<&Json>) -> Result<Wir
                         #p::decode_array(dec, #id)
                     }),
                     into: None,
+                    res: quote!(
+                        |dec: &mut #p::Decoder<'__de, __S>, rs: &#p::Resolver, op: u32|
+                            -> #p::Result<#ty> {
+                            #p::decode_array_resolved(dec, rs, op, #ir)
+                        }
+                    ),
                 });
             }
             ("HashMap" | "BTreeMap", [key, value, ..]) => {
@@ -193,7 +267,7 @@ pub(crate) fn wire(ty: &Type, bytes: bool, overlay: Option<&Json>) -> Result<Wir
                 if matches!(w, Wire::Trait) {
                     return Ok(Wire::Trait);
                 }
-                let (ie, id) = (w.enc(value), w.dec(value));
+                let (ie, id, ir) = (w.enc(value), w.dec(value), w.res(value));
                 return Ok(Wire::Custom {
                     enc: quote!(|enc: &mut #p::Encoder<__S>, v: &#ty| -> #p::Result<()> {
                         #p::encode_map(enc, v.len(), v.iter(), #ie)
@@ -202,6 +276,12 @@ pub(crate) fn wire(ty: &Type, bytes: bool, overlay: Option<&Json>) -> Result<Wir
                         #p::decode_map(dec, #id)
                     }),
                     into: None,
+                    res: quote!(
+                        |dec: &mut #p::Decoder<'__de, __S>, rs: &#p::Resolver, op: u32|
+                            -> #p::Result<#ty> {
+                            #p::decode_map_resolved(dec, rs, op, #ir)
+                        }
+                    ),
                 });
             }
             ("VecDeque" | "Box" | "Rc" | "Arc" | "Cow", [inner]) => {
@@ -223,7 +303,8 @@ pub(crate) fn wire(ty: &Type, bytes: bool, overlay: Option<&Json>) -> Result<Wir
         },
         Type::Paren(t) => wire(&t.elem, bytes, overlay),
         Type::Group(t) => wire(&t.elem, bytes, overlay),
-        Type::Array(a) if bytes && is_u8(&a.elem) => bytes_wire(ty),
+        // A `[u8; N]` is a fixed also under `serde_bytes`, as its schema says: the trait's.
+        Type::Array(a) if is_u8(&a.elem) => Ok(Wire::Trait),
         _ if bytes => Err("a `serde_bytes` field of this type".into()),
         _ => leaf(overlay),
     }
@@ -240,7 +321,7 @@ fn leaf(overlay: Option<&Json>) -> Result<Wire, String> {
     }
 }
 
-/// `bytes`: `Vec<u8>`, `&[u8]`, `Cow<[u8]>`, `Box<[u8]>`, `[u8; N]` under `serde_bytes`.
+/// `bytes`: `Vec<u8>`, `&[u8]`, `Cow<[u8]>`, `Box<[u8]>`, and other types under `serde_bytes`.
 fn bytes_wire(ty: &Type) -> Result<Wire, String> {
     let p = p();
     Ok(Wire::Custom {
@@ -255,16 +336,22 @@ fn bytes_wire(ty: &Type) -> Result<Wire, String> {
                 #p::Bytes::read_into(v, dec)
             }),
         ),
+        res: quote!(
+            |dec: &mut #p::Decoder<'__de, __S>, rs: &#p::Resolver, op: u32| -> #p::Result<#ty> {
+                <#ty as #p::Bytes<'__de>>::read_resolved(dec, rs, op)
+            }
+        ),
     })
 }
 
 /// A `const bool` expression: true unless `ty` is a type whose codec reports that it has
-/// none. Follows the type through `Option` (a value of the type contains one of its inner
-/// type) and stops at pointers and collections, which a recursive type goes through.
-pub(crate) fn has_codec(ty: &Type, trait_path: &Tokens) -> Tokens {
+/// none (`flag` is `HAS_CODEC`), or cannot resolve (`flag` is `RESOLVES`). Follows the type
+/// through `Option` (a value of the type contains one of its inner type) and stops at pointers
+/// and collections, which a recursive type goes through.
+pub(crate) fn has_codec(ty: &Type, trait_path: &Tokens, flag: &Tokens) -> Tokens {
     if let Some((name, args)) = path_parts(ty) {
         match (name.as_str(), args.as_slice()) {
-            ("Option", [inner]) => return has_codec(inner, trait_path),
+            ("Option", [inner]) => return has_codec(inner, trait_path, flag),
             (
                 "Vec" | "VecDeque" | "Box" | "Rc" | "Arc" | "Cow" | "HashMap" | "BTreeMap"
                 | "String" | "str" | "bool" | "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32"
@@ -275,7 +362,7 @@ pub(crate) fn has_codec(ty: &Type, trait_path: &Tokens) -> Tokens {
         }
     }
     match ty {
-        Type::Path(_) => quote!(<#ty as #trait_path>::HAS_CODEC),
+        Type::Path(_) => quote!(<#ty as #trait_path>::#flag),
         _ => quote!(true),
     }
 }

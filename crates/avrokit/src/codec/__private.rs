@@ -4,10 +4,13 @@
 use std::borrow::Cow;
 
 use super::{AvroDecode, AvroEncode};
+pub use super::{RecordSteps, Resolver};
 pub use crate::decode::Decoder;
 pub use crate::encode::Encoder;
 pub use crate::error::Result;
 use crate::error::{Error, ErrorKind};
+/// The source of the decoder a reader-only field's default is read from.
+pub use crate::io::CopySource as DefaultSource;
 use crate::io::Reference;
 pub use crate::io::{Sink, Source};
 
@@ -100,6 +103,19 @@ pub trait Bytes<'de>: Sized {
         *self = Self::read(dec)?;
         Ok(())
     }
+    /// Reads the bytes written with another schema (`bytes` or `string`), as op `op` of `rs`.
+    ///
+    /// # Errors
+    /// As [`Bytes::read`], and a plan that reads no bytes there.
+    #[inline]
+    fn read_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<Self> {
+        rs.bytes(dec, op)?;
+        Self::read(dec)
+    }
 }
 
 impl<'de> Bytes<'de> for Vec<u8> {
@@ -157,25 +173,6 @@ impl<'de: 'a, 'a> Bytes<'de> for Cow<'a, [u8]> {
     }
 }
 
-/// `bytes` with the fixed-size array of a `[u8; N]` under `serde_bytes`.
-impl<'de, const N: usize> Bytes<'de> for [u8; N] {
-    #[inline(always)]
-    fn bytes(&self) -> &[u8] {
-        self
-    }
-    fn read<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<[u8; N]> {
-        let at = dec.offset();
-        let b = dec.read_bytes_ref()?;
-        <[u8; N]>::try_from(&*b).map_err(|_| {
-            Error::at(
-                ErrorKind::Data,
-                format!("{} bytes where the array holds {N}", b.len()),
-                at,
-            )
-        })
-    }
-}
-
 /// Writes `bytes`.
 ///
 /// # Errors
@@ -227,6 +224,31 @@ pub fn decode_option<'de, S: Source<'de>, T>(
     }
 }
 
+/// As [`decode_option`], for data of another writer schema: op `op` of `rs` is the reader
+/// union's.
+///
+/// # Errors
+/// Those of `read`, a bad union index, a writer branch the type lacks, end of input.
+#[inline(always)]
+pub fn decode_option_resolved<'de, S: Source<'de>, T>(
+    dec: &mut Decoder<'de, S>,
+    rs: &Resolver,
+    op: u32,
+    null_second: bool,
+    read: impl FnOnce(&mut Decoder<'de, S>, &Resolver, u32) -> Result<T>,
+) -> Result<Option<T>> {
+    let at = dec.offset();
+    let (i, inner) = rs.branch(dec, op)?;
+    if i > 1 {
+        return Err(bad_union(i, 2, at));
+    }
+    if (i == 1) == null_second {
+        rs.read_null(dec, inner).map(|()| None)
+    } else {
+        read(dec, rs, inner).map(Some)
+    }
+}
+
 /// Writes an array through `write` for the items.
 ///
 /// # Errors
@@ -257,6 +279,23 @@ pub fn decode_array<'de, S: Source<'de>, T>(
 ) -> Result<Vec<T>> {
     let mut out = Vec::new();
     dec.read_array(|| None, &mut out, read)?;
+    Ok(out)
+}
+
+/// As [`decode_array`], for data of another writer schema (op `op` of `rs`).
+///
+/// # Errors
+/// As [`decode_array`], and a writer item the type cannot hold.
+#[inline]
+pub fn decode_array_resolved<'de, S: Source<'de>, T>(
+    dec: &mut Decoder<'de, S>,
+    rs: &Resolver,
+    op: u32,
+    mut read: impl FnMut(&mut Decoder<'de, S>, &Resolver, u32) -> Result<T>,
+) -> Result<Vec<T>> {
+    let (item, zero_size_mem) = rs.array(dec, op, std::mem::size_of::<T>())?;
+    let mut out = Vec::new();
+    dec.read_array(|| zero_size_mem, &mut out, |d| read(d, rs, item))?;
     Ok(out)
 }
 
@@ -294,6 +333,51 @@ pub fn decode_map<'de, S: Source<'de>, K: From<String>, V, M: Default + Extend<(
     let mut out = M::default();
     out.extend(entries.into_iter().map(|(k, v)| (K::from(k), v)));
     Ok(out)
+}
+
+/// As [`decode_map`], for data of another writer schema (op `op` of `rs`).
+///
+/// # Errors
+/// As [`decode_map`], and a writer value the type cannot hold.
+#[inline]
+pub fn decode_map_resolved<'de, S: Source<'de>, K: From<String>, V, M: Default + Extend<(K, V)>>(
+    dec: &mut Decoder<'de, S>,
+    rs: &Resolver,
+    op: u32,
+    mut read: impl FnMut(&mut Decoder<'de, S>, &Resolver, u32) -> Result<V>,
+) -> Result<M> {
+    let values = rs.map(dec, op)?;
+    decode_map(dec, |d| read(d, rs, values))
+}
+
+/// A reader field the resolution neither read nor defaulted: the plan and the type disagree.
+#[cold]
+#[inline(never)]
+pub fn unfilled(name: &'static str) -> Error {
+    Error::new(
+        ErrorKind::Schema,
+        format!("internal: the resolution gave field `{name}` no value"),
+    )
+}
+
+/// A reader field position the type does not have: the plan and the type disagree.
+#[cold]
+#[inline(never)]
+pub fn no_field(pos: u32) -> Error {
+    Error::new(
+        ErrorKind::Schema,
+        format!("internal: the resolution reads field {pos}, which the type does not have"),
+    )
+}
+
+/// A reader branch or symbol index the type does not have: the plan and the type disagree.
+#[cold]
+#[inline(never)]
+pub fn no_variant(index: u32) -> Error {
+    Error::new(
+        ErrorKind::Schema,
+        format!("internal: the resolution gives branch or symbol {index}, which the type lacks"),
+    )
 }
 
 /// Whether items of `T` take no bytes, for the derive's `ZERO_SIZE`.

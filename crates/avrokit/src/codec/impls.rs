@@ -8,12 +8,15 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::__private::{borrow_failed, out_of_range};
-use super::items::{decode_fixed_items, decode_map, encode_fixed_items, encode_map};
-use super::{AvroDecode, AvroEncode};
+use super::items::{
+    decode_fixed_items, decode_map, decode_map_with, encode_fixed_items, encode_map,
+};
+use super::{AvroDecode, AvroEncode, Resolver};
 use crate::decode::Decoder;
 use crate::encode::Encoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::{Reference, Sink, Source};
+use crate::resolution::ops::Op;
 
 impl AvroEncode for () {
     #[inline(always)]
@@ -24,9 +27,18 @@ impl AvroEncode for () {
 
 impl<'de> AvroDecode<'de> for () {
     const ZERO_SIZE: bool = true;
+    const RESOLVES: bool = true;
     #[inline(always)]
     fn decode<S: Source<'de>>(_: &mut Decoder<'de, S>) -> Result<()> {
         Ok(())
+    }
+    #[inline]
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<()> {
+        rs.read_null(dec, op)
     }
 }
 
@@ -42,9 +54,31 @@ impl AvroEncode for bool {
 }
 
 impl<'de> AvroDecode<'de> for bool {
+    const RESOLVES: bool = true;
     #[inline(always)]
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<bool> {
         dec.read_boolean()
+    }
+    #[inline(always)]
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<bool> {
+        rs.read_boolean(dec, op)
+    }
+    #[inline]
+    fn decode_items_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        item: u32,
+        zero_size_mem: Option<usize>,
+        out: &mut Vec<bool>,
+    ) -> Result<()> {
+        if rs.is_plain(item, |op| matches!(op, Op::Boolean)) {
+            return Self::decode_items(dec, out);
+        }
+        dec.read_array(|| zero_size_mem, out, |d| rs.read_boolean(d, item))
     }
     #[inline]
     fn decode_items<S: Source<'de>>(dec: &mut Decoder<'de, S>, out: &mut Vec<bool>) -> Result<()> {
@@ -67,9 +101,10 @@ impl<'de> AvroDecode<'de> for bool {
     }
 }
 
-/// Floats and doubles: little-endian on the wire, so arrays move in bulk.
+/// Floats and doubles: little-endian on the wire, so arrays move in bulk (also when read
+/// through a resolution whose items are the reader's own type, not promoted).
 macro_rules! float {
-    ($($t:ty, $write:ident, $read:ident;)*) => {$(
+    ($($t:ty, $write:ident, $read:ident, $plain:path;)*) => {$(
         impl AvroEncode for $t {
             #[inline(always)]
             fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()> {
@@ -82,9 +117,31 @@ macro_rules! float {
         }
 
         impl<'de> AvroDecode<'de> for $t {
+            const RESOLVES: bool = true;
             #[inline(always)]
             fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<$t> {
                 dec.$read()
+            }
+            #[inline(always)]
+            fn decode_resolved<S: Source<'de>>(
+                dec: &mut Decoder<'de, S>,
+                rs: &Resolver,
+                op: u32,
+            ) -> Result<$t> {
+                rs.$read(dec, op)
+            }
+            #[inline]
+            fn decode_items_resolved<S: Source<'de>>(
+                dec: &mut Decoder<'de, S>,
+                rs: &Resolver,
+                item: u32,
+                zero_size_mem: Option<usize>,
+                out: &mut Vec<$t>,
+            ) -> Result<()> {
+                if rs.is_plain(item, |op| matches!(op, $plain)) {
+                    return Self::decode_items(dec, out);
+                }
+                dec.read_array(|| zero_size_mem, out, |d| rs.$read(d, item))
             }
             #[inline]
             fn decode_items<S: Source<'de>>(
@@ -106,8 +163,8 @@ macro_rules! float {
 }
 
 float! {
-    f32, write_float, read_float;
-    f64, write_double, read_double;
+    f32, write_float, read_float, Op::Float;
+    f64, write_double, read_double, Op::Double;
 }
 
 /// Integers: `int` or `long` on the wire, range-checked when read into a narrower type.
@@ -131,10 +188,21 @@ macro_rules! integer {
         }
 
         impl<'de> AvroDecode<'de> for $t {
+            const RESOLVES: bool = true;
             #[inline(always)]
             fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<$t> {
                 let at = dec.offset();
                 let v = dec.$read()?;
+                <$t>::try_from(v).map_err(|_| out_of_range(stringify!($t), at))
+            }
+            #[inline(always)]
+            fn decode_resolved<S: Source<'de>>(
+                dec: &mut Decoder<'de, S>,
+                rs: &Resolver,
+                op: u32,
+            ) -> Result<$t> {
+                let at = dec.offset();
+                let v = rs.$read(dec, op)?;
                 <$t>::try_from(v).map_err(|_| out_of_range(stringify!($t), at))
             }
         }
@@ -165,10 +233,21 @@ impl AvroEncode for u64 {
 }
 
 impl<'de> AvroDecode<'de> for u64 {
+    const RESOLVES: bool = true;
     #[inline]
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<u64> {
         let at = dec.offset();
         let v = dec.read_long()?;
+        u64::try_from(v).map_err(|_| out_of_range("u64", at))
+    }
+    #[inline]
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<u64> {
+        let at = dec.offset();
+        let v = rs.read_long(dec, op)?;
         u64::try_from(v).map_err(|_| out_of_range("u64", at))
     }
 }
@@ -181,6 +260,15 @@ impl AvroEncode for char {
 }
 
 impl<'de> AvroDecode<'de> for char {
+    const RESOLVES: bool = true;
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<char> {
+        rs.string(dec, op)?;
+        Self::decode(dec)
+    }
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<char> {
         let at = dec.offset();
         let s = dec.read_str()?;
@@ -211,8 +299,18 @@ impl AvroEncode for String {
 }
 
 impl<'de> AvroDecode<'de> for String {
+    const RESOLVES: bool = true;
     #[inline]
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<String> {
+        dec.read_string()
+    }
+    #[inline]
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<String> {
+        rs.string(dec, op)?;
         dec.read_string()
     }
     #[inline]
@@ -222,6 +320,16 @@ impl<'de> AvroDecode<'de> for String {
 }
 
 impl<'de: 'a, 'a> AvroDecode<'de> for &'a str {
+    const RESOLVES: bool = true;
+    #[inline]
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<&'a str> {
+        rs.string(dec, op)?;
+        Self::decode(dec)
+    }
     #[inline]
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<&'a str> {
         let at = dec.offset();
@@ -240,6 +348,16 @@ impl AvroEncode for Cow<'_, str> {
 }
 
 impl<'de: 'a, 'a> AvroDecode<'de> for Cow<'a, str> {
+    const RESOLVES: bool = true;
+    #[inline]
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<Cow<'a, str>> {
+        rs.string(dec, op)?;
+        Self::decode(dec)
+    }
     /// Borrowed from a slice, owned from a reader.
     #[inline]
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<Cow<'a, str>> {
@@ -250,27 +368,66 @@ impl<'de: 'a, 'a> AvroDecode<'de> for Cow<'a, str> {
     }
 }
 
+/// `["null", T]`; when `T`'s own schema is a union, `["null", ...T's branches]` (a union cannot
+/// hold a union), so `T`'s branch `i` is this one's `i + 1`.
 impl<T: AvroEncode> AvroEncode for Option<T> {
     #[inline(always)]
     fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()> {
         match self {
             None => enc.write_union_index(0),
-            Some(v) => {
-                enc.write_union_index(1)?;
-                v.encode(enc)
-            }
+            Some(v) => v.encode_branch(enc, 1),
         }
     }
 }
 
+/// Reads `Some` of the value of branch `i` (> 0) of an `Option<T>`'s union.
+#[inline(always)]
+fn some_branch<'de, T: AvroDecode<'de>, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    i: u32,
+    at: u64,
+) -> Result<Option<T>> {
+    if T::BRANCHES == 0 {
+        if i == 1 {
+            return Ok(Some(T::decode(dec)?));
+        }
+        return Err(super::__private::bad_union(i, 2, at));
+    }
+    if i > T::BRANCHES {
+        return Err(super::__private::bad_union(i, T::BRANCHES as usize + 1, at));
+    }
+    T::decode_branch(dec, i - 1, at).map(Some)
+}
+
 impl<'de, T: AvroDecode<'de>> AvroDecode<'de> for Option<T> {
+    const HAS_CODEC: bool = T::HAS_CODEC;
+    const RESOLVES: bool = T::RESOLVES;
+    #[inline]
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<Option<T>> {
+        let at = dec.offset();
+        match rs.branch(dec, op)? {
+            (0, op) => rs.read_null(dec, op).map(|()| None),
+            (1, op) if T::BRANCHES == 0 => T::decode_resolved(dec, rs, op).map(Some),
+            (i, op) if T::BRANCHES > 0 && i <= T::BRANCHES => {
+                T::decode_resolved_branch(dec, rs, i - 1, op).map(Some)
+            }
+            (i, _) => Err(super::__private::bad_union(
+                i,
+                T::BRANCHES.max(1) as usize + 1,
+                at,
+            )),
+        }
+    }
     #[inline(always)]
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<Option<T>> {
         let at = dec.offset();
         match dec.read_union_index()? {
             0 => Ok(None),
-            1 => Ok(Some(T::decode(dec)?)),
-            i => Err(super::__private::bad_union(i, 2, at)),
+            i => some_branch(dec, i, at),
         }
     }
     #[inline]
@@ -278,11 +435,11 @@ impl<'de, T: AvroDecode<'de>> AvroDecode<'de> for Option<T> {
         let at = dec.offset();
         match dec.read_union_index()? {
             0 => *self = None,
-            1 => match self {
+            1 if T::BRANCHES == 0 => match self {
                 Some(v) => v.decode_into(dec)?,
                 None => *self = Some(T::decode(dec)?),
             },
-            i => return Err(super::__private::bad_union(i, 2, at)),
+            i => *self = some_branch(dec, i, at)?,
         }
         Ok(())
     }
@@ -296,11 +453,53 @@ impl<T: AvroEncode + ?Sized> AvroEncode for Box<T> {
     fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()> {
         (**self).encode(enc)
     }
+    #[inline]
+    fn encode_branch<S: Sink>(&self, enc: &mut Encoder<S>, shift: u32) -> Result<()> {
+        (**self).encode_branch(enc, shift)
+    }
 }
 
 // `ZERO_SIZE` stays false for pointers: forwarding `T`'s would make the constant of a recursive
 // type depend on itself.
 impl<'de, T: AvroDecode<'de>> AvroDecode<'de> for Box<T> {
+    // Not `T`'s: a recursive type's constant would depend on itself (as `ZERO_SIZE`).
+    const RESOLVES: bool = true;
+    // A union's count is a literal, never its own dependency, so it can be forwarded.
+    const BRANCHES: u32 = T::BRANCHES;
+    #[inline]
+    fn decode_branch<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        index: u32,
+        at: u64,
+    ) -> Result<Box<T>> {
+        dec.enter()?;
+        let v = T::decode_branch(dec, index, at)?;
+        dec.leave();
+        Ok(Box::new(v))
+    }
+    #[inline]
+    fn decode_resolved_branch<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        index: u32,
+        op: u32,
+    ) -> Result<Box<T>> {
+        dec.enter()?;
+        let v = T::decode_resolved_branch(dec, rs, index, op)?;
+        dec.leave();
+        Ok(Box::new(v))
+    }
+    #[inline]
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<Box<T>> {
+        dec.enter()?;
+        let v = T::decode_resolved(dec, rs, op)?;
+        dec.leave();
+        Ok(Box::new(v))
+    }
     #[inline]
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<Box<T>> {
         dec.enter()?;
@@ -324,9 +523,49 @@ macro_rules! shared {
             fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()> {
                 (**self).encode(enc)
             }
+            #[inline]
+            fn encode_branch<S: Sink>(&self, enc: &mut Encoder<S>, shift: u32) -> Result<()> {
+                (**self).encode_branch(enc, shift)
+            }
         }
 
         impl<'de, T: AvroDecode<'de>> AvroDecode<'de> for $p<T> {
+            const RESOLVES: bool = true;
+            const BRANCHES: u32 = T::BRANCHES;
+            #[inline]
+            fn decode_branch<S: Source<'de>>(
+                dec: &mut Decoder<'de, S>,
+                index: u32,
+                at: u64,
+            ) -> Result<$p<T>> {
+                dec.enter()?;
+                let v = T::decode_branch(dec, index, at)?;
+                dec.leave();
+                Ok($p::new(v))
+            }
+            #[inline]
+            fn decode_resolved_branch<S: Source<'de>>(
+                dec: &mut Decoder<'de, S>,
+                rs: &Resolver,
+                index: u32,
+                op: u32,
+            ) -> Result<$p<T>> {
+                dec.enter()?;
+                let v = T::decode_resolved_branch(dec, rs, index, op)?;
+                dec.leave();
+                Ok($p::new(v))
+            }
+            #[inline]
+            fn decode_resolved<S: Source<'de>>(
+                dec: &mut Decoder<'de, S>,
+                rs: &Resolver,
+                op: u32,
+            ) -> Result<$p<T>> {
+                dec.enter()?;
+                let v = T::decode_resolved(dec, rs, op)?;
+                dec.leave();
+                Ok($p::new(v))
+            }
             #[inline]
             fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<$p<T>> {
                 dec.enter()?;
@@ -344,6 +583,10 @@ impl<T: AvroEncode + ?Sized> AvroEncode for &T {
     #[inline(always)]
     fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()> {
         (**self).encode(enc)
+    }
+    #[inline]
+    fn encode_branch<S: Sink>(&self, enc: &mut Encoder<S>, shift: u32) -> Result<()> {
+        (**self).encode_branch(enc, shift)
     }
 }
 
@@ -364,6 +607,19 @@ impl<T: AvroEncode> AvroEncode for Vec<T> {
 }
 
 impl<'de, T: AvroDecode<'de>> AvroDecode<'de> for Vec<T> {
+    // Not `T`'s: a recursive type's constant would depend on itself.
+    const RESOLVES: bool = true;
+    #[inline]
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<Vec<T>> {
+        let (item, zero_size_mem) = rs.array(dec, op, std::mem::size_of::<T>())?;
+        let mut out = Vec::new();
+        T::decode_items_resolved(dec, rs, item, zero_size_mem, &mut out)?;
+        Ok(out)
+    }
     #[inline]
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<Vec<T>> {
         let mut out = Vec::new();
@@ -387,6 +643,14 @@ impl<T: AvroEncode> AvroEncode for VecDeque<T> {
 }
 
 impl<'de, T: AvroDecode<'de>> AvroDecode<'de> for VecDeque<T> {
+    const RESOLVES: bool = true;
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<VecDeque<T>> {
+        Vec::<T>::decode_resolved(dec, rs, op).map(VecDeque::from)
+    }
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<VecDeque<T>> {
         Vec::<T>::decode(dec).map(VecDeque::from)
     }
@@ -402,6 +666,16 @@ impl<const N: usize> AvroEncode for [u8; N] {
 
 impl<'de, const N: usize> AvroDecode<'de> for [u8; N] {
     const ZERO_SIZE: bool = N == 0;
+    const RESOLVES: bool = true;
+    #[inline]
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<[u8; N]> {
+        rs.fixed(dec, op, N)?;
+        Self::decode(dec)
+    }
     #[inline(always)]
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<[u8; N]> {
         let b = dec.read_fixed_ref(N)?;
@@ -428,10 +702,28 @@ macro_rules! map {
             V: AvroDecode<'de>,
             $($h: $hb + Default,)?
         {
+            const RESOLVES: bool = true;
             #[inline]
             fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<Self> {
                 let mut out = Self::default();
                 out.decode_into(dec)?;
+                Ok(out)
+            }
+            #[inline]
+            fn decode_resolved<S: Source<'de>>(
+                dec: &mut Decoder<'de, S>,
+                rs: &Resolver,
+                op: u32,
+            ) -> Result<Self> {
+                let values = rs.map(dec, op)?;
+                let mut out = Self::default();
+                decode_map_with(
+                    dec,
+                    |d| V::decode_resolved(d, rs, values),
+                    |k: String, v| {
+                        out.insert(K::from(k), v);
+                    },
+                )?;
                 Ok(out)
             }
             #[inline]

@@ -103,6 +103,16 @@ pub(crate) fn encode_map<'a, V: AvroEncode + 'a, S: Sink>(
 #[inline]
 pub(crate) fn decode_map<'de, V: AvroDecode<'de>, S: Source<'de>>(
     dec: &mut Decoder<'de, S>,
+    put: impl FnMut(String, V),
+) -> Result<()> {
+    decode_map_with(dec, V::decode, put)
+}
+
+/// As [`decode_map`], each value read by `value`.
+#[inline]
+pub(crate) fn decode_map_with<'de, V, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    mut value: impl FnMut(&mut Decoder<'de, S>) -> Result<V>,
     mut put: impl FnMut(String, V),
 ) -> Result<()> {
     dec.enter()?;
@@ -117,7 +127,7 @@ pub(crate) fn decode_map<'de, V: AvroDecode<'de>, S: Source<'de>>(
         }
         for _ in 0..count {
             let key = dec.read_string()?;
-            match V::decode(dec) {
+            match value(dec) {
                 Ok(v) => put(key, v),
                 Err(e) => return Err(in_key(e, &key)),
             }

@@ -15,10 +15,14 @@
 //!   capacity of its strings, vectors and maps (Java's `read(reuse, decoder)`, prost's
 //!   `merge`).
 //! - Reading data written with another schema: a [`CodecPlan`] compiled once from the writer
-//!   schema decides, once, whether the generated code can read it (the writer schema has the
-//!   type's Parsing Canonical Form) or the serde front end must resolve it (promotions,
-//!   defaults, reordered and skipped fields). The container reader and writer take codec types
-//!   through it ([`Reader::codec_iter`](crate::container::Reader::codec_iter),
+//!   schema decides, once, how the generated code reads it: straight through when the writer
+//!   schema has the type's Parsing Canonical Form, else through a resolution plan compiled then
+//!   (promotions, defaults, reordered and skipped fields, enum symbols and union branches
+//!   remapped), which drives the same per-field code: each record walks the writer's fields in
+//!   the plan's order and reads each with its field type's code, as Java's `SpecificRecord`
+//!   reads through a `ResolvingDecoder`. Only a type without a generated codec goes through the
+//!   serde front end. The container reader and writer take codec types through it
+//!   ([`Reader::codec_iter`](crate::container::Reader::codec_iter),
 //!   [`Writer::append_codec`](crate::container::Writer::append_codec)).
 //!
 //! # Examples
@@ -53,6 +57,9 @@
 //!   take of the block's bytes per block (AVRO-1277). Arrays of `i32`/`i64` reserve once per
 //!   block and read the varints in a tight loop.
 //! - Borrowed fields cost no copy from a slice; `decode_into` reuses allocations.
+//! - Through a resolution, a record costs one step of the plan per writer field (a match on
+//!   the reader position), and reader-only fields are read from their defaults, encoded once
+//!   per plan; arrays of `f32`/`f64`/`bool` whose items are not promoted still move in bulk.
 //!
 //! # Error handling and limits
 //! Decoding goes through the [`Decoder`]'s checked reads and its collection-block skeleton:
@@ -75,15 +82,21 @@
 //!   fail with that error when they reach the field.
 //! - Writing checks nothing against a schema: the type is its schema. `u64` values beyond
 //!   `i64::MAX` are an error.
+//! - A reader-only field (one the writer lacks) of a borrowed type (`&str`, `&[u8]`) cannot
+//!   take its default, which does not live in the input: reading such data is an error that
+//!   says so. Owned and `Cow` fields take it.
 
 mod impls;
 mod items;
 mod plan;
+mod resolve;
 
 #[doc(hidden)]
 pub mod __private;
 
 pub use plan::CodecPlan;
+#[doc(hidden)]
+pub use resolve::{RecordSteps, Resolver};
 
 use std::io::Read;
 
@@ -108,6 +121,20 @@ pub trait AvroEncode {
     /// # Errors
     /// When the sink fails, or when the value cannot be written (a skipped enum variant).
     fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()>;
+
+    /// Writes `self` as a branch of a union of which its own union's branches are the
+    /// branches from `shift` on (`Option<T>` of a `T` whose schema is a union: `["null", ...T's
+    /// branches]`). For a type whose schema is not a union: the index `shift`, then the value.
+    /// Not public API.
+    ///
+    /// # Errors
+    /// As [`AvroEncode::encode`].
+    #[doc(hidden)]
+    #[inline]
+    fn encode_branch<S: Sink>(&self, enc: &mut Encoder<S>, shift: u32) -> Result<()> {
+        enc.write_union_index(shift)?;
+        self.encode(enc)
+    }
 
     /// Writes the items of an array of `Self` (each after [`Encoder::start_item`]). Overridden
     /// for the types whose arrays move in bulk. Not public API.
@@ -146,12 +173,97 @@ pub trait AvroDecode<'de>: Sized {
     #[doc(hidden)]
     const HAS_CODEC: bool = true;
 
+    /// True when the type's codec also reads data of another writer schema, through
+    /// [`AvroDecode::decode_resolved`] (every implementation here and every derived type with a
+    /// codec): a [`CodecPlan`] then resolves through the generated code instead of serde. Not
+    /// public API.
+    #[doc(hidden)]
+    const RESOLVES: bool = false;
+
+    /// For a type whose schema is a union (a derived enum with data): its number of branches;
+    /// 0 for any other type. `Option<T>` of such a type is the union `["null", ...]` of all of
+    /// them. Not public API.
+    #[doc(hidden)]
+    const BRANCHES: u32 = 0;
+
+    /// For a union type ([`BRANCHES`](AvroDecode::BRANCHES) > 0): reads the value of branch
+    /// `index`, whose index (read at `at`) is already consumed. Not public API.
+    ///
+    /// # Errors
+    /// As [`AvroDecode::decode`], and an index beyond the branches.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_branch<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        index: u32,
+        at: u64,
+    ) -> Result<Self> {
+        let _ = (index, at);
+        Self::decode(dec)
+    }
+
+    /// As [`decode_branch`](AvroDecode::decode_branch), for data of another writer schema:
+    /// reader branch `index`, read by op `op` of `rs`. Not public API.
+    ///
+    /// # Errors
+    /// As [`AvroDecode::decode_resolved`].
+    #[doc(hidden)]
+    #[inline]
+    fn decode_resolved_branch<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        index: u32,
+        op: u32,
+    ) -> Result<Self> {
+        let _ = index;
+        Self::decode_resolved(dec, rs, op)
+    }
+
     /// Reads one value.
     ///
     /// # Errors
     /// End of input, data that is not valid for the schema, a limit exceeded, or a borrowed
     /// field read from a source that cannot lend (a reader).
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<Self>;
+
+    /// Reads one value written with another schema, as op `op` of the resolution `rs` says
+    /// (promotions, skipped and defaulted fields, remapped symbols and branches). Not public
+    /// API: the generated code and [`CodecPlan`] call it.
+    ///
+    /// # Errors
+    /// As [`AvroDecode::decode`], and [`ErrorKind::Resolution`](crate::ErrorKind) for a datum
+    /// the type cannot hold (a writer symbol or branch it lacks).
+    #[doc(hidden)]
+    #[inline]
+    fn decode_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<Self> {
+        let _ = (dec, rs, op);
+        Err(resolve::no_resolving(std::any::type_name::<Self>()))
+    }
+
+    /// Reads the items of an array written with another schema (items op `item`), appending to
+    /// `out` (empty). Overridden for bulk types. Not public API.
+    ///
+    /// # Errors
+    /// As [`AvroDecode::decode_resolved`], with the index of the failing item.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_items_resolved<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        item: u32,
+        zero_size_mem: Option<usize>,
+        out: &mut Vec<Self>,
+    ) -> Result<()> {
+        dec.read_array(
+            || zero_size_mem,
+            out,
+            |d| Self::decode_resolved(d, rs, item),
+        )
+    }
 
     /// Reads one value over `self`, reusing its allocations where it can.
     ///

@@ -2,8 +2,9 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
-use super::{AvroDecode, AvroEncode};
+use super::{AvroDecode, AvroEncode, Resolver};
 use crate::decode::Decoder;
 use crate::encode::Encoder;
 use crate::error::{Error, Result};
@@ -15,10 +16,13 @@ use crate::serde::{AvroSchema, DePlan};
 /// when the plan is compiled.
 ///
 /// When the writer schema has the Parsing Canonical Form of `T`'s own schema (the same bytes
-/// on the wire), `T`'s generated code reads and writes the data. Otherwise the data is read
-/// through the serde front end, resolved against `T`'s schema by the specification's rules
-/// (promotions, defaults, reordered, added and removed fields), which needs `T` to implement
-/// `serde::Deserialize` too; such a plan cannot write.
+/// on the wire), `T`'s generated code reads and writes the data. Otherwise the data is resolved
+/// against `T`'s schema by the specification's rules (promotions, defaults, reordered, added
+/// and removed fields, enum symbols and union branches remapped), through a resolution plan
+/// compiled here once that drives the same generated field code: each record walks the
+/// writer's fields in the plan's order and reads each with its field type's code. Such a plan
+/// cannot write. Types without a generated codec (see the [module docs](super)) are read
+/// through the serde front end instead, which needs `T` to implement `serde::Deserialize`.
 ///
 /// Compile a plan once per reader, writer or topic and reuse it for every datum: the check
 /// costs a schema's canonical form, which no datum pays.
@@ -37,11 +41,12 @@ use crate::serde::{AvroSchema, DePlan};
 /// let mut bytes = Vec::new();
 /// plan.encode(&P { x: 1, tag: None }, &mut avrokit::Encoder::new(&mut bytes))?;
 ///
-/// // Data written when `x` was an int: read through the resolving serde path.
+/// // Data written when `x` was an int: the generated code reads it through a resolution.
 /// let old = Schema::parse_str(r#"{"type":"record","name":"P","fields":[
 ///     {"name":"x","type":"int"},{"name":"tag","type":["null","string"]}]}"#)?;
 /// let plan = CodecPlan::<P>::reading(&old)?;
 /// assert!(!plan.is_exact());
+/// assert!(plan.is_generated());
 /// let p: P = plan.decode(&mut avrokit::Decoder::from_slice(&[0x04, 0x00]))?;
 /// assert_eq!(p, P { x: 2, tag: None });
 /// # }
@@ -49,17 +54,26 @@ use crate::serde::{AvroSchema, DePlan};
 /// ```
 pub struct CodecPlan<T> {
     writer: Schema,
-    /// `None`: the generated code reads the writer's data; else serde reads it through this
-    /// plan (resolving, or for a type without a generated codec).
-    resolved: Option<DePlan>,
+    how: How,
     _type: PhantomData<fn() -> T>,
+}
+
+/// How a [`CodecPlan`] reads, decided when it is compiled.
+#[derive(Clone)]
+enum How {
+    /// The writer schema is the type's own: its generated code reads (and writes) the data.
+    Exact,
+    /// The generated code reads the data through a resolution.
+    Resolved(Arc<Resolver>),
+    /// The serde front end reads it (a type without a generated codec).
+    Serde(DePlan),
 }
 
 impl<T> Clone for CodecPlan<T> {
     fn clone(&self) -> Self {
         CodecPlan {
             writer: self.writer.clone(),
-            resolved: self.resolved.clone(),
+            how: self.how.clone(),
             _type: PhantomData,
         }
     }
@@ -69,7 +83,8 @@ impl<T> fmt::Debug for CodecPlan<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CodecPlan")
             .field("type", &std::any::type_name::<T>())
-            .field("exact", &self.resolved.is_none())
+            .field("exact", &self.is_exact())
+            .field("generated", &self.is_generated())
             .finish()
     }
 }
@@ -91,16 +106,20 @@ impl<T: AvroSchema + AvroDecode<'static>> CodecPlan<T> {
     /// resolved.
     pub fn reading(writer: &Schema) -> Result<CodecPlan<T>> {
         let own = T::schema();
-        let resolved = if writer.canonical_form() != own.canonical_form() {
-            Some(DePlan::resolving(writer, &own)?)
-        } else if !<T as AvroDecode<'static>>::HAS_CODEC {
-            Some(DePlan::compile(writer)?)
+        let same = writer.canonical_form() == own.canonical_form();
+        let generated = <T as AvroDecode<'static>>::HAS_CODEC;
+        let how = if same && generated {
+            How::Exact
+        } else if generated && <T as AvroDecode<'static>>::RESOLVES {
+            How::Resolved(Arc::new(Resolver::new(writer, &own)?))
+        } else if same {
+            How::Serde(DePlan::compile(writer)?)
         } else {
-            None
+            How::Serde(DePlan::resolving(writer, &own)?)
         };
         Ok(CodecPlan {
             writer: writer.clone(),
-            resolved,
+            how,
             _type: PhantomData,
         })
     }
@@ -112,10 +131,16 @@ impl<T> CodecPlan<T> {
         &self.writer
     }
 
-    /// True when `T`'s generated code reads (and writes) the data; false when it goes through
-    /// the resolving serde path.
+    /// True when the writer schema is `T`'s own and `T`'s generated code reads and writes the
+    /// data; false when the plan resolves (it can then only read).
     pub fn is_exact(&self) -> bool {
-        self.resolved.is_none()
+        matches!(self.how, How::Exact)
+    }
+
+    /// True when `T`'s generated code reads the data, exactly or through a resolution; false
+    /// when the serde front end does (a type without a generated codec).
+    pub fn is_generated(&self) -> bool {
+        !matches!(self.how, How::Serde(_))
     }
 
     /// Writes `value` with the writer schema.
@@ -128,7 +153,7 @@ impl<T> CodecPlan<T> {
     where
         T: AvroEncode,
     {
-        if self.resolved.is_some() {
+        if !self.is_exact() {
             return Err(not_exact());
         }
         value.encode(enc)
@@ -143,9 +168,15 @@ impl<T> CodecPlan<T> {
     where
         T: AvroDecode<'de> + serde::Deserialize<'de>,
     {
-        match &self.resolved {
-            None => super::decode_top(dec),
-            Some(plan) => crate::serde::deserialize_from(dec, plan),
+        match &self.how {
+            How::Exact => super::decode_top(dec),
+            How::Resolved(rs) => {
+                dec.enter()?;
+                let v = T::decode_resolved(dec, rs, rs.root())?;
+                dec.leave();
+                Ok(v)
+            }
+            How::Serde(plan) => crate::serde::deserialize_from(dec, plan),
         }
     }
 
@@ -162,15 +193,15 @@ impl<T> CodecPlan<T> {
     where
         T: AvroDecode<'de> + serde::Deserialize<'de>,
     {
-        match &self.resolved {
-            None => {
+        match &self.how {
+            How::Exact => {
                 dec.enter()?;
                 value.decode_into(dec)?;
                 dec.leave();
                 Ok(())
             }
-            Some(plan) => {
-                *value = crate::serde::deserialize_from(dec, plan)?;
+            How::Resolved(_) | How::Serde(_) => {
+                *value = self.decode(dec)?;
                 Ok(())
             }
         }

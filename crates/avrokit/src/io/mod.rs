@@ -14,4 +14,6 @@ pub(crate) mod varint;
 pub use limits::Limits;
 pub(crate) use sink::flush_retrying;
 pub use sink::{BlockingSink, BufferedSink, DirectSink, Sink};
+#[doc(hidden)]
+pub use source::CopySource;
 pub use source::{ReaderSource, Reference, SliceSource, Source};

@@ -192,6 +192,74 @@ impl<'de> Source<'de> for SliceSource<'de> {
     }
 }
 
+/// A byte slice that lends nothing for the input's lifetime: strings and bytes are handed out as
+/// [`Reference::Copied`] (valid until the next read), so a decoder over it reads values of any
+/// input lifetime `'de` (owned values; a borrowed field is an error). The generated codecs read reader-only fields' defaults, encoded
+/// once per plan, through it.
+#[derive(Debug, Clone)]
+pub struct CopySource<'a> {
+    inner: SliceSource<'a>,
+}
+
+impl<'a> CopySource<'a> {
+    /// A source over `data`.
+    #[inline]
+    pub fn new(data: &'a [u8]) -> CopySource<'a> {
+        CopySource {
+            inner: SliceSource::new(data),
+        }
+    }
+}
+
+impl private::Sealed for CopySource<'_> {}
+
+impl<'de> Source<'de> for CopySource<'_> {
+    #[inline]
+    fn offset(&self) -> u64 {
+        self.inner.offset()
+    }
+    #[inline]
+    fn read_varint(&mut self) -> Result<u64> {
+        self.inner.read_varint()
+    }
+    #[inline]
+    fn read_byte(&mut self) -> Result<u8> {
+        self.inner.read_byte()
+    }
+    #[inline]
+    fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        self.inner.read_array()
+    }
+    #[inline]
+    fn take<'s>(
+        &'s mut self,
+        n: usize,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<Reference<'de, 's, [u8]>> {
+        // Handed out as `Copied`, valid while this source is borrowed: a slice of the source's
+        // own bytes (no copy into `scratch` is needed for that), never one of the input's `'de`.
+        let _ = scratch;
+        let data: &'s [u8] = self.inner.data;
+        let Some(bytes) = data.get(self.inner.pos..).and_then(|rest| rest.get(..n)) else {
+            return Err(Error::eof(self.inner.data.len() as u64));
+        };
+        self.inner.pos += n;
+        Ok(Reference::Copied(bytes))
+    }
+    #[inline]
+    fn skip(&mut self, n: u64) -> Result<()> {
+        self.inner.skip(n)
+    }
+    #[inline]
+    fn remaining(&self) -> Option<u64> {
+        self.inner.remaining()
+    }
+    #[inline]
+    fn at_end(&mut self) -> Result<bool> {
+        self.inner.at_end()
+    }
+}
+
 /// Any `io::Read`, through a buffer of its own (64 KiB by default).
 ///
 /// Strings and bytes are copied into the decoder's scratch buffer, so they cannot outlive the

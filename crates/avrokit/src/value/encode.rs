@@ -31,6 +31,17 @@ pub fn write_value<S: Sink>(enc: &mut Encoder<S>, value: &Value, schema: &Schema
 /// How deep values may nest when writing: a cyclic or absurdly deep value is an error.
 const MAX_WRITE_DEPTH: usize = 1024;
 
+/// Writes `value` as node `id` of `schema` to the end of `out` (a reader-only field's default,
+/// encoded once for the generated codecs).
+pub(crate) fn write_value_at(
+    out: &mut Vec<u8>,
+    value: &Value,
+    schema: &Schema,
+    id: NodeId,
+) -> Result<()> {
+    write_node(&mut Encoder::new(out), value, schema, id, 0)
+}
+
 pub(crate) fn write_node<S: Sink>(
     enc: &mut Encoder<S>,
     value: &Value,

@@ -33,7 +33,9 @@ pub use crate::resolution::value::{
 pub use decode::{read_value, read_value_into};
 pub use encode::write_value;
 // Shared with the JSON encoding (`crate::json`), which must accept the same values.
-pub(crate) use encode::{branch_at, branch_for, check_fields, enter, write_scalar, ScalarOut};
+pub(crate) use encode::{
+    branch_at, branch_for, check_fields, enter, write_scalar, write_value_at, ScalarOut,
+};
 
 use crate::decode::Decoder;
 use crate::encode::Encoder;

@@ -231,6 +231,25 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
         }
     }
 
+    /// True when this op is a `Wrap` into a reader union of more than one branch besides
+    /// `null`: an `Option` of it holds a Rust enum of those branches.
+    pub(super) fn wraps_flattened_union(&self) -> bool {
+        let p = self.p.plan.inner();
+        let Some(&node) = self.p.reader_of.get(self.op as usize) else {
+            return false;
+        };
+        match p.reader.nodes().get(node as usize).map(|n| &n.kind) {
+            Some(NodeKind::Union(u)) => {
+                u.variants
+                    .iter()
+                    .filter(|&&b| !matches!(p.reader.node(b).kind, NodeKind::Null))
+                    .count()
+                    > 1
+            }
+            _ => false,
+        }
+    }
+
     /// True when the reader type of this union branch (a `Wrap`'s, or this op's) is named
     /// like one of `variants`, ignoring ASCII case: the Rust enum stands for the union.
     pub(super) fn branch_names_a_variant(&self, variants: &[&str]) -> bool {

@@ -310,6 +310,9 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
                 Ok(v)
             }
             _ if is_null(self.op) => visitor.visit_none(),
+            // `Option<E>` of a Rust enum `E` whose branches, with `null`, make the reader's
+            // union (`["null", "string", "long"]`): `E` picks its variant from the branch.
+            Op::Wrap { .. } if self.wraps_flattened_union() => visitor.visit_some(self),
             Op::Wrap { op, .. } => visitor.visit_some(self.with(*op)),
             _ => visitor.visit_some(self),
         }
