@@ -9,6 +9,15 @@ pub(crate) struct Cursor<'a> {
     pos: usize,
 }
 
+/// The 7-bit groups of up to 8 varint bytes (little-endian in `x`), packed into 56 bits.
+#[inline(always)]
+fn gather(x: u64) -> u64 {
+    let x = x & 0x7f7f_7f7f_7f7f_7f7f;
+    let x = (x & 0x007f_007f_007f_007f) | ((x >> 1) & 0x3f80_3f80_3f80_3f80);
+    let x = (x & 0x0000_3fff_0000_3fff) | ((x >> 2) & 0x0fff_c000_0fff_c000);
+    (x & 0x0000_0000_0fff_ffff) | ((x >> 4) & 0x00ff_ffff_f000_0000)
+}
+
 #[inline(always)]
 fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
@@ -75,9 +84,11 @@ impl<'a> Cursor<'a> {
         Ok(unzigzag(v) as i32)
     }
 
-    /// A varint. With 10 bytes left, one byte loop without bounds checks (the loop the core's
-    /// decoder measured fastest on real data; a branch-free word decode measured 3% slower
-    /// here, on the -container record); near the end, the careful loop.
+    /// A varint. With 10 bytes left: one byte is one compare; longer ones are found from the
+    /// high bits of one 8-byte word and their 7-bit groups gathered with three shift-and-mask
+    /// steps, without a branch per byte (a byte loop mispredicts its exit whenever lengths
+    /// vary, and takes eight instructions a byte: the -container record's random longs are
+    /// 9-10 bytes). Near the end of the data, the careful loop.
     #[inline(always)]
     fn varint(&mut self) -> Result<u64> {
         let Some(b) = self
@@ -87,22 +98,31 @@ impl<'a> Cursor<'a> {
         else {
             return self.varint_slow(10);
         };
-        let mut v = 0u64;
-        let mut i = 0;
-        while i < 9 {
-            let byte = b[i];
-            v |= ((byte & 0x7f) as u64) << (7 * i);
-            if byte < 0x80 {
-                self.pos += i + 1;
-                return Ok(v);
+        if b[0] < 0x80 {
+            self.pos += 1;
+            return Ok(b[0] as u64);
+        }
+        let word = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        let stops = !word & 0x8080_8080_8080_8080;
+        let (v, n) = if stops != 0 {
+            // The last byte's stop bit is bit 8k+7: keep the bytes up to it.
+            let last = stops.trailing_zeros();
+            (
+                gather(word & (u64::MAX >> (63 - last))),
+                (last / 8 + 1) as usize,
+            )
+        } else {
+            let low = gather(word);
+            if b[8] < 0x80 {
+                (low | (b[8] as u64) << 56, 9)
+            } else if b[9] <= 1 {
+                (low | ((b[8] & 0x7f) as u64) << 56 | (b[9] as u64) << 63, 10)
+            } else {
+                return Err(self.error("varint overflows 64 bits"));
             }
-            i += 1;
-        }
-        if b[9] > 1 {
-            return Err(self.error("varint overflows 64 bits"));
-        }
-        self.pos += 10;
-        Ok(v | (b[9] as u64) << 63)
+        };
+        self.pos += n;
+        Ok(v)
     }
 
     #[inline(never)]
@@ -203,16 +223,25 @@ impl<'a> Cursor<'a> {
     /// no better).
     #[inline(always)]
     pub(crate) fn bytes_into(&mut self, out: &mut Vec<u8>) -> Result<()> {
-        let b = self.bytes()?;
-        let start = self.pos - b.len();
-        match self.data.get(start..).and_then(|r| r.first_chunk::<16>()) {
-            Some(chunk) if b.len() <= 16 => {
-                let at = out.len();
+        let at = self.pos;
+        let n = self.long()?;
+        // A length in 0..=16 (a negative one is above 16 as u64) with 16 bytes from here.
+        if n as u64 <= 16 {
+            if let Some(chunk) = self
+                .data
+                .get(self.pos..)
+                .and_then(|r| r.first_chunk::<16>())
+            {
+                let end = out.len() + n as usize;
                 out.extend_from_slice(chunk);
-                out.truncate(at + b.len());
+                out.truncate(end);
+                self.pos += n as usize;
+                return Ok(());
             }
-            _ => out.extend_from_slice(b),
         }
+        self.pos = at;
+        let b = self.bytes()?;
+        out.extend_from_slice(b);
         Ok(())
     }
 
@@ -295,5 +324,57 @@ impl<'a> Cursor<'a> {
             return Err(self.error(format!("negative block size {size}")));
         }
         Ok((n.unsigned_abs(), Some(size as u64)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cursor;
+
+    fn encode(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    /// Every length from 1 to 10 bytes, at the edges of each, read by the word path (10 bytes
+    /// left) and by the careful loop (the varint at the end of the data) alike.
+    #[test]
+    fn varints_of_every_length_read_as_written() {
+        let mut values = vec![0u64, 1, u64::MAX, u64::MAX - 1, 1 << 63];
+        for bits in 1..64 {
+            values.extend([(1u64 << bits) - 1, 1u64 << bits, (1u64 << bits) + 1]);
+        }
+        values.extend((0..1000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+        for &v in &values {
+            let mut bytes = Vec::new();
+            encode(v, &mut bytes);
+            let n = bytes.len();
+            let mut padded = bytes.clone();
+            padded.extend([0xff; 12]);
+            let mut c = Cursor::new(&padded);
+            assert_eq!(c.varint().unwrap(), v, "{v:#x}");
+            assert_eq!(c.pos(), n);
+            let mut c = Cursor::new(&bytes);
+            assert_eq!(c.varint().unwrap(), v, "{v:#x}, at the end");
+            assert_eq!(c.pos(), n);
+        }
+    }
+
+    /// A tenth byte above 1, and more than ten bytes, are errors on both paths; a varint cut
+    /// short is the end of the data.
+    #[test]
+    fn bad_varints_are_errors() {
+        let mut over = vec![0xffu8; 9];
+        over.push(0x02);
+        let mut padded = over.clone();
+        padded.extend([0; 8]);
+        assert!(Cursor::new(&over).varint().is_err());
+        assert!(Cursor::new(&padded).varint().is_err());
+        let long = [0x80u8; 11];
+        assert!(Cursor::new(&long).varint().is_err());
+        assert!(Cursor::new(&[0x80, 0x80]).varint().is_err());
     }
 }

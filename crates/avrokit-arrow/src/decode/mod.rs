@@ -145,7 +145,11 @@ impl Rows {
     /// stop (as the core's readers do after an error).
     #[inline]
     pub(crate) fn decode(&mut self, program: &Program, cur: &mut Cursor) -> Result<()> {
-        read(&mut self.cols, &program.src, cur, &self.cx)?;
+        match &*program.src {
+            // The root record's fields straight away: no dispatch to get there.
+            Src::Record(r) => program::read_record(&mut self.cols, r, cur, &self.cx)?,
+            src => read(&mut self.cols, src, cur, &self.cx)?,
+        }
         self.rows += 1;
         Ok(())
     }

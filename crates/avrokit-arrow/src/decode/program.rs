@@ -549,6 +549,8 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
             else {
                 return Err(internal("array"));
             };
+            // The items counted here, not asked of the child (a call per array).
+            let mut end = i64::from(*offsets.last().unwrap_or(&0));
             loop {
                 let at = cur.pos();
                 let (n, size) = cur.block()?;
@@ -561,9 +563,9 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
                     read(child, item, cur, cx).map_err(|e| e.in_field("[]"))?;
                 }
                 check_size(size, start, cur, at)?;
+                end = end.saturating_add(n as i64);
             }
-            let end = i32::try_from(child.len()).map_err(|_| too_big())?;
-            offsets.push(end);
+            offsets.push(i32::try_from(end).map_err(|_| too_big())?);
         }
         Src::Map(value) => {
             let Kind::Map {
@@ -575,6 +577,7 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
             else {
                 return Err(internal("map"));
             };
+            let mut end = i64::from(*offsets.last().unwrap_or(&0));
             loop {
                 let at = cur.pos();
                 let (n, size) = cur.block()?;
@@ -582,6 +585,7 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
                     break;
                 }
                 check_count(n, false, cur, cx, at)?;
+                end = end.saturating_add(n as i64);
                 let start = cur.pos();
                 for _ in 0..n {
                     let Kind::Bin {
@@ -597,8 +601,7 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
                 }
                 check_size(size, start, cur, at)?;
             }
-            let end = i32::try_from(keys.len()).map_err(|_| too_big())?;
-            offsets.push(end);
+            offsets.push(i32::try_from(end).map_err(|_| too_big())?);
         }
         Src::Union(branches) => {
             let at = cur.pos();
