@@ -19,6 +19,7 @@ use arrow_schema::{DataType, Field, FieldRef, TimeUnit};
 use avrokit::schema::{NodeId, NodeKind};
 use avrokit::Schema;
 
+use super::strings::utf8_array;
 use crate::error::{Error, ErrorKind, Result};
 use crate::mapping::nullable_union;
 
@@ -240,13 +241,13 @@ impl Col {
                 PrimitiveArray::<T>::try_new(ScalarBuffer::from(v), nulls)?.with_data_type(dt),
             ))
         }
-        fn offsets(v: &mut Vec<i32>) -> OffsetBuffer<i32> {
-            let last = *v.last().unwrap_or(&0);
+        fn take_offsets(v: &mut Vec<i32>) -> Vec<i32> {
             let mut fresh = Vec::with_capacity(v.len());
             fresh.push(0);
-            let o = std::mem::replace(v, fresh);
-            debug_assert!(last >= 0);
-            OffsetBuffer::new(ScalarBuffer::from(o))
+            std::mem::replace(v, fresh)
+        }
+        fn offsets(v: &mut Vec<i32>) -> OffsetBuffer<i32> {
+            OffsetBuffer::new(ScalarBuffer::from(take_offsets(v)))
         }
         let array: ArrayRef = match &mut self.kind {
             Kind::Null(n) => Arc::new(NullArray::new(std::mem::take(n))),
@@ -272,18 +273,18 @@ impl Col {
             Kind::Dec128(v) => prim::<Decimal128Type>(take(v), nulls, dt)?,
             Kind::Dec256(v) => prim::<Decimal256Type>(take(v), nulls, dt)?,
             Kind::Interval(v) => prim::<IntervalMonthDayNanoType>(take(v), nulls, dt)?,
-            Kind::Bin { offsets: o, values } => {
-                let values = Buffer::from_vec(take(values));
-                let o = offsets(o);
-                match dt {
-                    DataType::Binary => Arc::new(BinaryArray::try_new(o, values, nulls)?),
-                    DataType::Utf8View => {
-                        let s = StringArray::try_new(o, values, nulls).map_err(utf8_error)?;
-                        Arc::new(StringViewArray::from(&s))
-                    }
-                    _ => Arc::new(StringArray::try_new(o, values, nulls).map_err(utf8_error)?),
+            Kind::Bin { offsets: o, values } => match dt {
+                DataType::Binary => Arc::new(BinaryArray::try_new(
+                    offsets(o),
+                    Buffer::from_vec(take(values)),
+                    nulls,
+                )?),
+                DataType::Utf8View => {
+                    let s = utf8_array(take_offsets(o), take(values), nulls)?;
+                    Arc::new(StringViewArray::from(&s))
                 }
-            }
+                _ => Arc::new(utf8_array(take_offsets(o), take(values), nulls)?),
+            },
             Kind::Fixed { size, values, len } => {
                 let n = std::mem::take(len);
                 let values = Buffer::from_vec(take(values));
@@ -425,13 +426,5 @@ pub(crate) fn internal(what: &str) -> Error {
     Error::new(
         ErrorKind::Unsupported,
         format!("internal: the plan and the {what} column disagree"),
-    )
-}
-
-#[cold]
-fn utf8_error(e: arrow_schema::ArrowError) -> Error {
-    Error::new(
-        ErrorKind::Data,
-        format!("a string is not valid UTF-8 ({e})"),
     )
 }

@@ -4,9 +4,14 @@ use crate::error::{Error, ErrorKind, Result};
 
 /// Reads Avro's binary encoding from a slice. Every read checks what is left; errors carry the
 /// offset from the start of the slice.
+///
+/// It holds the bytes not read yet as a slice of their own (and the whole, for offsets), so
+/// that "are `n` bytes left" is one compare of its length: a position into the whole took a
+/// subtraction with its own overflow check first, at every value (callgrind, AVRO-3451 Big
+/// record: see the commit).
 pub(crate) struct Cursor<'a> {
     data: &'a [u8],
-    pos: usize,
+    rest: &'a [u8],
 }
 
 /// The 7-bit groups of up to 8 varint bytes (little-endian in `x`), packed into 56 bits.
@@ -26,28 +31,28 @@ fn unzigzag(v: u64) -> i64 {
 impl<'a> Cursor<'a> {
     #[inline]
     pub(crate) fn new(data: &'a [u8]) -> Cursor<'a> {
-        Cursor { data, pos: 0 }
+        Cursor { data, rest: data }
     }
 
     #[inline(always)]
     pub(crate) fn pos(&self) -> usize {
-        self.pos
+        self.data.len() - self.rest.len()
     }
 
     /// Goes back to `pos`, a position this cursor has been at.
     #[inline(always)]
     pub(crate) fn set_pos(&mut self, pos: usize) {
-        self.pos = pos.min(self.data.len());
+        self.rest = self.data.get(pos..).unwrap_or_default();
     }
 
     #[inline(always)]
     pub(crate) fn remaining(&self) -> usize {
-        self.data.len() - self.pos
+        self.rest.len()
     }
 
     #[inline(always)]
     pub(crate) fn rest(&self) -> &'a [u8] {
-        &self.data[self.pos..]
+        self.rest
     }
 
     #[cold]
@@ -63,7 +68,7 @@ impl<'a> Cursor<'a> {
     #[cold]
     #[inline(never)]
     pub(crate) fn error(&self, message: impl Into<String>) -> Error {
-        Error::at(ErrorKind::Data, message, self.pos as u64)
+        Error::at(ErrorKind::Data, message, self.pos() as u64)
     }
 
     /// A zigzag varint `long`.
@@ -75,10 +80,10 @@ impl<'a> Cursor<'a> {
     /// A zigzag varint `int` (at most 5 bytes, within 32 bits).
     #[inline(always)]
     pub(crate) fn int(&mut self) -> Result<i32> {
-        let at = self.pos;
+        let at = self.rest;
         let v = self.varint()?;
         if v > u32::MAX as u64 {
-            self.pos = at;
+            self.rest = at;
             return Err(self.error("int varint out of 32-bit range"));
         }
         Ok(unzigzag(v) as i32)
@@ -91,15 +96,11 @@ impl<'a> Cursor<'a> {
     /// 9-10 bytes). Near the end of the data, the careful loop.
     #[inline(always)]
     fn varint(&mut self) -> Result<u64> {
-        let Some(b) = self
-            .data
-            .get(self.pos..)
-            .and_then(|r| r.first_chunk::<10>())
-        else {
+        let Some(b) = self.rest.first_chunk::<10>() else {
             return self.varint_slow(10);
         };
         if b[0] < 0x80 {
-            self.pos += 1;
+            self.rest = &self.rest[1..];
             return Ok(b[0] as u64);
         }
         let word = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
@@ -121,54 +122,54 @@ impl<'a> Cursor<'a> {
                 return Err(self.error("varint overflows 64 bits"));
             }
         };
-        self.pos += n;
+        self.rest = &self.rest[n..];
         Ok(v)
     }
 
     #[inline(never)]
     fn varint_slow(&mut self, max_bytes: usize) -> Result<u64> {
         let mut v = 0u64;
-        let start = self.pos;
+        let start = self.rest;
         for i in 0..max_bytes {
-            let Some(&b) = self.data.get(self.pos) else {
+            let Some((&b, tail)) = self.rest.split_first() else {
                 return Err(self.eof());
             };
-            self.pos += 1;
             if i == 9 && b > 1 {
-                self.pos = start;
+                self.rest = start;
                 return Err(self.error("varint overflows 64 bits"));
             }
+            self.rest = tail;
             v |= ((b & 0x7f) as u64) << (7 * i);
             if b < 0x80 {
                 return Ok(v);
             }
         }
-        self.pos = start;
+        self.rest = start;
         Err(self.error(format!("varint longer than {max_bytes} bytes")))
     }
 
     #[inline(always)]
     pub(crate) fn boolean(&mut self) -> Result<bool> {
-        match self.data.get(self.pos) {
-            Some(0) => {
-                self.pos += 1;
+        match self.rest.split_first() {
+            Some((&0, tail)) => {
+                self.rest = tail;
                 Ok(false)
             }
-            Some(1) => {
-                self.pos += 1;
+            Some((&1, tail)) => {
+                self.rest = tail;
                 Ok(true)
             }
-            Some(b) => Err(self.error(format!("invalid boolean byte {b:#04x}"))),
+            Some((b, _)) => Err(self.error(format!("invalid boolean byte {b:#04x}"))),
             None => Err(self.eof()),
         }
     }
 
     #[inline(always)]
     pub(crate) fn fixed<const N: usize>(&mut self) -> Result<[u8; N]> {
-        match self.data.get(self.pos..self.pos + N) {
-            Some(s) => {
-                self.pos += N;
-                Ok(s.try_into().unwrap_or([0; N]))
+        match self.rest.split_first_chunk::<N>() {
+            Some((v, tail)) => {
+                self.rest = tail;
+                Ok(*v)
             }
             None => Err(self.eof()),
         }
@@ -187,9 +188,9 @@ impl<'a> Cursor<'a> {
     /// `n` raw bytes.
     #[inline(always)]
     pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        if n <= self.remaining() {
-            let s = &self.data[self.pos..self.pos + n];
-            self.pos += n;
+        if n <= self.rest.len() {
+            let (s, tail) = self.rest.split_at(n);
+            self.rest = tail;
             Ok(s)
         } else {
             Err(self.eof())
@@ -199,18 +200,19 @@ impl<'a> Cursor<'a> {
     /// Length-prefixed bytes (`bytes`, `string`).
     #[inline(always)]
     pub(crate) fn bytes(&mut self) -> Result<&'a [u8]> {
-        let at = self.pos;
+        let at = self.rest;
         let n = self.long()?;
         if n < 0 {
-            self.pos = at;
+            self.rest = at;
             return Err(self.error(format!("negative length {n}")));
         }
-        if n as u64 > self.remaining() as u64 {
-            self.pos = at;
+        if n as u64 > self.rest.len() as u64 {
+            let left = self.rest.len();
+            self.rest = at;
             return Err(Error::at(
                 ErrorKind::Eof,
-                format!("length {n} exceeds the {} bytes left", self.remaining()),
-                at as u64,
+                format!("length {n} exceeds the {left} bytes left"),
+                self.pos() as u64,
             ));
         }
         self.take(n as usize)
@@ -223,23 +225,19 @@ impl<'a> Cursor<'a> {
     /// no better).
     #[inline(always)]
     pub(crate) fn bytes_into(&mut self, out: &mut Vec<u8>) -> Result<()> {
-        let at = self.pos;
+        let at = self.rest;
         let n = self.long()?;
         // A length in 0..=16 (a negative one is above 16 as u64) with 16 bytes from here.
         if n as u64 <= 16 {
-            if let Some(chunk) = self
-                .data
-                .get(self.pos..)
-                .and_then(|r| r.first_chunk::<16>())
-            {
+            if let Some(chunk) = self.rest.first_chunk::<16>() {
                 let end = out.len() + n as usize;
                 out.extend_from_slice(chunk);
                 out.truncate(end);
-                self.pos += n as usize;
+                self.rest = &self.rest[n as usize..];
                 return Ok(());
             }
         }
-        self.pos = at;
+        self.rest = at;
         let b = self.bytes()?;
         out.extend_from_slice(b);
         Ok(())
@@ -248,21 +246,21 @@ impl<'a> Cursor<'a> {
     /// Skips length-prefixed bytes (`bytes`, `string`), with the checks of [`Cursor::bytes`].
     #[inline(always)]
     pub(crate) fn skip_len(&mut self) -> Result<()> {
-        let at = self.pos;
+        let at = self.rest;
         let n = self.long()?;
-        if n >= 0 && n as u64 <= self.remaining() as u64 {
-            self.pos += n as usize;
+        if n >= 0 && n as u64 <= self.rest.len() as u64 {
+            self.rest = &self.rest[n as usize..];
             return Ok(());
         }
-        self.pos = at;
+        self.rest = at;
         self.bytes().map(drop)
     }
 
     /// Skips `n` bytes.
     #[inline(always)]
     pub(crate) fn skip(&mut self, n: u64) -> Result<()> {
-        if n <= self.remaining() as u64 {
-            self.pos += n as usize;
+        if n <= self.rest.len() as u64 {
+            self.rest = &self.rest[n as usize..];
             Ok(())
         } else {
             Err(self.eof())
@@ -272,7 +270,7 @@ impl<'a> Cursor<'a> {
     /// Moves forward by `n` bytes consumed by another decoder.
     #[inline]
     pub(crate) fn advance(&mut self, n: usize) {
-        self.pos = (self.pos + n).min(self.data.len());
+        self.rest = self.rest.get(n..).unwrap_or_default();
     }
 
     /// Skips a varint without decoding it. With 10 bytes left, the end is found from the
@@ -281,26 +279,20 @@ impl<'a> Cursor<'a> {
     /// instruction of a projected scan).
     #[inline(always)]
     pub(crate) fn skip_varint(&mut self) -> Result<()> {
-        if let Some(b) = self
-            .data
-            .get(self.pos..)
-            .and_then(|r| r.first_chunk::<10>())
-        {
+        if let Some(b) = self.rest.first_chunk::<10>() {
             let word = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
             let ends = !word & 0x8080_8080_8080_8080;
-            if ends != 0 {
-                self.pos += (ends.trailing_zeros() / 8) as usize + 1;
-                return Ok(());
-            }
-            if b[8] < 0x80 {
-                self.pos += 9;
-                return Ok(());
-            }
-            if b[9] < 0x80 {
-                self.pos += 10;
-                return Ok(());
-            }
-            return Err(self.error("varint longer than 10 bytes"));
+            let n = if ends != 0 {
+                (ends.trailing_zeros() / 8) as usize + 1
+            } else if b[8] < 0x80 {
+                9
+            } else if b[9] < 0x80 {
+                10
+            } else {
+                return Err(self.error("varint longer than 10 bytes"));
+            };
+            self.rest = &self.rest[n..];
+            return Ok(());
         }
         self.varint_slow(10).map(drop)
     }
@@ -309,18 +301,18 @@ impl<'a> Cursor<'a> {
     /// follows a negative count.
     #[inline(always)]
     pub(crate) fn block(&mut self) -> Result<(u64, Option<u64>)> {
-        let at = self.pos;
+        let at = self.rest;
         let n = self.long()?;
         if n >= 0 {
             return Ok((n as u64, None));
         }
         if n == i64::MIN {
-            self.pos = at;
+            self.rest = at;
             return Err(self.error("block count out of range"));
         }
         let size = self.long()?;
         if size < 0 {
-            self.pos = at;
+            self.rest = at;
             return Err(self.error(format!("negative block size {size}")));
         }
         Ok((n.unsigned_abs(), Some(size as u64)))

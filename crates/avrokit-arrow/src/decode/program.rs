@@ -50,8 +50,46 @@ pub(crate) enum Src {
 pub(crate) type FieldDefault = (usize, Box<[u8]>, Src);
 
 pub(crate) struct RecordSrc {
-    pub(crate) steps: Box<[Step]>,
+    pub(crate) steps: Steps,
     pub(crate) defaults: Box<[FieldDefault]>,
+}
+
+/// A record's fields, as read from the wire.
+pub(crate) enum Steps {
+    /// Field `i` of the writer is column `i`, for every column: no skip, no reordering, no
+    /// default. Read without a position to look up and check per field (the common case: a
+    /// file read with its own schema, or one whose schema only gained fields at the end).
+    InOrder(Box<[Src]>),
+    /// Anything else.
+    Mixed(Box<[Step]>),
+}
+
+impl RecordSrc {
+    /// The record of `steps` for a struct of `columns` columns.
+    pub(crate) fn new(steps: Vec<Step>, defaults: Vec<FieldDefault>, columns: usize) -> RecordSrc {
+        let in_order = steps.len() == columns
+            && steps
+                .iter()
+                .enumerate()
+                .all(|(i, s)| matches!(s, Step::Read(to, _) if *to == i));
+        let steps = if in_order {
+            Steps::InOrder(
+                steps
+                    .into_iter()
+                    .filter_map(|s| match s {
+                        Step::Read(_, src) => Some(src),
+                        Step::Skip(_) => None,
+                    })
+                    .collect(),
+            )
+        } else {
+            Steps::Mixed(steps.into())
+        };
+        RecordSrc {
+            steps,
+            defaults: defaults.into(),
+        }
+    }
 }
 
 pub(crate) enum Step {
@@ -231,10 +269,7 @@ pub(crate) fn compile(plan: &ResolvedPlan, op: PlanOpId, r: NodeId, col: &Col) -
                     Ok((to, bytes.into_boxed_slice(), src))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            Src::Record(Box::new(RecordSrc {
-                steps: steps.into(),
-                defaults: defaults.into(),
-            }))
+            Src::Record(Box::new(RecordSrc::new(steps, defaults, children.len())))
         }
         PlanOp::Union { branches } => Src::Union(
             branches
@@ -303,11 +338,14 @@ fn merge_skips(steps: Vec<Step>) -> Vec<Step> {
 fn takes_no_bytes(src: &Src) -> bool {
     match src {
         Src::Null | Src::Fixed(0) => true,
-        Src::Record(r) => r.steps.iter().all(|s| match s {
-            Step::Read(_, s) => takes_no_bytes(s),
-            Step::Skip(Skip::Bytes(n)) => *n == 0,
-            Step::Skip(_) => false,
-        }),
+        Src::Record(r) => match &r.steps {
+            Steps::InOrder(srcs) => srcs.iter().all(takes_no_bytes),
+            Steps::Mixed(steps) => steps.iter().all(|s| match s {
+                Step::Read(_, s) => takes_no_bytes(s),
+                Step::Skip(Skip::Bytes(n)) => *n == 0,
+                Step::Skip(_) => false,
+            }),
+        },
         Src::Wrap(_, s) => takes_no_bytes(s),
         _ => false,
     }
@@ -668,12 +706,20 @@ pub(crate) fn read_record(col: &mut Col, r: &RecordSrc, cur: &mut Cursor, cx: &C
     else {
         return Err(internal("record"));
     };
-    for step in r.steps.iter() {
-        match step {
-            Step::Read(to, src) => {
-                read(&mut children[*to], src, cur, cx).map_err(|e| e.in_field(&names[*to]))?
+    match &r.steps {
+        Steps::InOrder(srcs) => {
+            for (i, (child, src)) in children.iter_mut().zip(srcs.iter()).enumerate() {
+                read(child, src, cur, cx).map_err(|e| field_error(e, names, i))?;
             }
-            Step::Skip(s) => skip(s, cur, cx)?,
+        }
+        Steps::Mixed(steps) => {
+            for step in steps.iter() {
+                match step {
+                    Step::Read(to, src) => read(&mut children[*to], src, cur, cx)
+                        .map_err(|e| field_error(e, names, *to))?,
+                    Step::Skip(s) => skip(s, cur, cx)?,
+                }
+            }
         }
     }
     for (to, bytes, src) in r.defaults.iter() {
@@ -682,6 +728,15 @@ pub(crate) fn read_record(col: &mut Col, r: &RecordSrc, cur: &mut Cursor, cx: &C
     }
     *len += 1;
     Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn field_error(e: Error, names: &[Box<str>], i: usize) -> Error {
+    match names.get(i) {
+        Some(name) => e.in_field(name),
+        None => e,
+    }
 }
 
 /// Skips a writer-only value: the leaves here, inlined into the loops that call this, the
