@@ -121,6 +121,18 @@ impl BatchEncoder {
     /// A value that does not fit (a null in a column the Avro schema does not allow null,
     /// a timestamp out of range...), with its column and row.
     pub fn encode(&self, batch: &RecordBatch, out: &mut Vec<u8>) -> Result<Vec<usize>> {
+        let mut ends = Vec::with_capacity(batch.num_rows());
+        self.encode_into(batch, out, &mut ends)?;
+        Ok(ends)
+    }
+
+    /// As [`encode`](Self::encode), the ends appended to `ends`.
+    fn encode_into(
+        &self,
+        batch: &RecordBatch,
+        out: &mut Vec<u8>,
+        ends: &mut Vec<usize>,
+    ) -> Result<()> {
         let mut cast: Vec<ArrayRef> = Vec::with_capacity(self.columns.len());
         for (&i, target) in self.columns.iter().zip(self.targets.iter()) {
             let col = batch.column(i);
@@ -147,8 +159,10 @@ impl BatchEncoder {
         } else {
             build(&self.avro, root, cast[0].as_ref())?
         };
-        let mut ends = Vec::with_capacity(batch.num_rows());
-        out.reserve(batch.num_rows() * 8);
+        ends.reserve(batch.num_rows());
+        // Room for the whole batch at once (a string-heavy batch grew its buffer by doubling,
+        // copying it each time), at most what a sane batch takes.
+        out.reserve(enc.size_hint().min(1 << 28));
         for row in 0..batch.num_rows() {
             let r = match &enc {
                 // The root record's fields straight away: no call to get there.
@@ -160,7 +174,7 @@ impl BatchEncoder {
             r.map_err(|e| e.context(format!("row {row}")))?;
             ends.push(out.len());
         }
-        Ok(ends)
+        Ok(())
     }
 }
 
@@ -526,7 +540,44 @@ fn put_decimal(out: &mut Vec<u8>, be: &[u8], fixed: Option<usize>) -> Result<()>
     Ok(())
 }
 
+/// The bytes between the first and the last of `offsets`.
+fn span(offsets: &[i32]) -> usize {
+    match (offsets.first(), offsets.last()) {
+        (Some(&a), Some(&b)) => b.saturating_sub(a).max(0) as usize,
+        _ => 0,
+    }
+}
+
 impl Enc<'_> {
+    /// About as many bytes as the encoding of every value of the arrays takes (more, rather than
+    /// less): the buffer is reserved once per batch.
+    fn size_hint(&self) -> usize {
+        let sum = |encs: &mut dyn Iterator<Item = &Enc>| encs.map(Enc::size_hint).sum::<usize>();
+        match self {
+            Enc::Null => 0,
+            Enc::Bool(a) => a.len(),
+            Enc::I32(v) => v.len() * 5,
+            Enc::I64(v) => v.len() * 10,
+            Enc::F32(v) => v.len() * 4,
+            Enc::F64(v) => v.len() * 8,
+            Enc::Bin(o, _) => span(o) + o.len() * 5,
+            Enc::Fixed(a) => a.len() * a.value_length().max(0) as usize,
+            Enc::UuidText(a) => a.len() * 37,
+            Enc::Dec128(v, _) => v.len() * 21,
+            Enc::Dec256(v, _) => v.len() * 37,
+            Enc::Duration(v) => v.len() * 12,
+            Enc::Enum(k, _) => k.len() * 5,
+            Enc::List(o, item) => o.len() * 11 + item.size_hint(),
+            Enc::Map(o, ko, _, v) => o.len() * 11 + span(ko) + ko.len() * 5 + v.size_hint(),
+            Enc::Record(fields) => sum(&mut fields.iter().map(|(_, f)| f)),
+            Enc::Nullable { inner, .. } => inner.size_hint() + inner.size_hint() / 8,
+            Enc::Required(_, inner) => inner.size_hint(),
+            Enc::Union {
+                type_ids, children, ..
+            } => type_ids.len() * 10 + sum(&mut children.iter().flatten().map(|(_, e)| e)),
+        }
+    }
+
     /// Encodes row `i`: the leaves here, inlined into the record and collection loops (one
     /// call and one dispatch per value fewer), the rest in [`Enc::encode_any`].
     #[inline(always)]
@@ -719,6 +770,8 @@ pub struct Writer<W: Write> {
     encoder: BatchEncoder,
     inner: avrokit::container::Writer<W>,
     buf: Vec<u8>,
+    /// Where each record of `buf` ends.
+    ends: Vec<usize>,
     /// Blocks compressed on several threads ([`Writer::with_threads`]).
     parallel: Option<parallel::Blocks>,
 }
@@ -755,6 +808,7 @@ impl<W: Write> Writer<W> {
             encoder,
             inner,
             buf: Vec::new(),
+            ends: Vec::new(),
             parallel: None,
         })
     }
@@ -787,11 +841,13 @@ impl<W: Write> Writer<W> {
     /// failing sink.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.buf.clear();
-        let ends = self.encoder.encode(batch, &mut self.buf)?;
+        self.ends.clear();
+        self.encoder
+            .encode_into(batch, &mut self.buf, &mut self.ends)?;
         if let Some(p) = &mut self.parallel {
-            return p.append(&self.buf, &ends, &mut self.inner);
+            return p.append(&self.buf, &self.ends, &mut self.inner);
         }
-        Ok(self.inner.append_encoded_many(&self.buf, &ends)?)
+        Ok(self.inner.append_encoded_many(&self.buf, &self.ends)?)
     }
 
     /// Writes the last block and flushes; returns the sink.
