@@ -15,25 +15,27 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::mapping::nullable_union;
 
 /// How to read one value from the wire into a column.
+///
+/// The leaves [`read_leaf`] handles come first, so that its match is one jump table.
 pub(crate) enum Src {
-    Null,
     Bool,
     Int,
-    IntToLong,
-    IntToF32,
-    IntToF64,
     Long,
-    LongToF32,
-    LongToF64,
     Float,
-    FloatToF64,
     Double,
     /// Length-prefixed bytes into a binary, decimal column.
     Bytes,
     /// Length-prefixed UTF-8 into a string or (text) uuid column.
     Str,
-    Fixed(usize),
     Enum(Box<[u32]>),
+    Null,
+    IntToLong,
+    IntToF32,
+    IntToF64,
+    LongToF32,
+    LongToF64,
+    FloatToF64,
+    Fixed(usize),
     Array {
         item: Box<Src>,
         /// Items take no bytes on the wire: their count is bounded by the limit alone.
