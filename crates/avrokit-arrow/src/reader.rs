@@ -208,8 +208,9 @@ struct Block<'a> {
 }
 
 /// Jobs per thread in one round of parallel decoding: enough that the threads finish a round
-/// close together, few enough that a round's batches stay a few per thread.
-const JOBS_PER_THREAD: usize = 3;
+/// close together (the last job of a round leaves the other threads idle for about half a job,
+/// an eighth of a round at 4), few enough that a round's batches stay a few per thread.
+const JOBS_PER_THREAD: usize = 4;
 
 /// The most payload bytes in one job.
 const JOB_BYTES: usize = 8 << 20;
