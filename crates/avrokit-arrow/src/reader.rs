@@ -242,6 +242,8 @@ pub struct Reader<'a, R = &'a [u8]> {
     workers: Vec<(Rows, Vec<u8>)>,
     /// An error of a parallel round, returned once the batches before it are.
     failed: Option<Error>,
+    /// The block framed after a round's last job, which starts the next round's first.
+    carry: Option<Block<'a>>,
     threads: usize,
     done: bool,
 }
@@ -263,6 +265,7 @@ impl<'a, R: Read> Reader<'a, R> {
             slice: None,
             workers: Vec::new(),
             failed: None,
+            carry: None,
             threads: opts.threads,
             done: false,
         })
@@ -339,7 +342,7 @@ impl<'a, R: Read> Reader<'a, R> {
     }
 
     /// Batches decoded on `threads` threads, in file order. Each round frames the next few
-    /// jobs (blocks of at least a batch of rows each) on this thread, then decodes them on
+    /// jobs (the blocks of one batch each) on this thread, then decodes them on
     /// scoped threads, this one included: a slice's blocks are borrowed, never copied (on a
     /// string-heavy file, where decoding is mostly copying, copying each block out for a
     /// worker cost as much as decoding it, and two threads were slower than one).
@@ -359,44 +362,64 @@ impl<'a, R: Read> Reader<'a, R> {
     }
 
     /// Frames up to [`JOBS_PER_THREAD`] jobs per thread and decodes them.
+    ///
+    /// A job is the blocks of one batch (fewer rows than the batch size by less than a
+    /// block's, unless one block holds more), decoded into that batch.
     fn round(&mut self) -> Result<()> {
         let mut jobs: Vec<Vec<Block<'a>>> = Vec::new();
+        let limit = self.threads * JOBS_PER_THREAD;
         // A framing error comes after the batches of the blocks framed before it.
         let mut framing = None;
-        while !self.done && jobs.len() < self.threads * JOBS_PER_THREAD {
-            let mut blocks = Vec::new();
-            let mut rows = 0u64;
-            let mut bytes = 0usize;
-            while rows < self.batch_size as u64 && bytes < JOB_BYTES {
-                let b = match self.inner.next_raw_block() {
-                    Ok(Some(b)) => b,
-                    Ok(None) => {
-                        self.done = true;
-                        break;
-                    }
-                    Err(e) => {
-                        framing = Some(Error::from(e));
-                        self.done = true;
-                        break;
-                    }
-                };
-                let h = *b.header();
-                rows += h.count;
-                bytes += b.data().len();
-                let data = match self.slice.and_then(|whole| within(whole, b.data())) {
-                    Some(borrowed) => Cow::Borrowed(borrowed),
-                    None => Cow::Owned(b.data().to_vec()),
-                };
-                blocks.push(Block {
-                    index: h.index,
-                    offset: h.offset,
-                    count: h.count,
-                    data,
-                });
+        // A job is the blocks of one batch: a block that would take it past the batch size (or
+        // past JOB_BYTES) starts the next job, so that a job makes one batch and no remainder
+        // (remainders made every other batch a few rows, whose builders then grew again by
+        // doubling in the next job).
+        let mut blocks: Vec<Block<'a>> = Vec::new();
+        let (mut rows, mut bytes) = (0u64, 0usize);
+        if let Some(b) = self.carry.take() {
+            (rows, bytes) = (b.count, b.data.len());
+            blocks.push(b);
+        }
+        while !self.done {
+            let b = match self.inner.next_raw_block() {
+                Ok(Some(b)) => b,
+                Ok(None) => {
+                    self.done = true;
+                    break;
+                }
+                Err(e) => {
+                    framing = Some(Error::from(e));
+                    self.done = true;
+                    break;
+                }
+            };
+            let h = *b.header();
+            let data = match self.slice.and_then(|whole| within(whole, b.data())) {
+                Some(borrowed) => Cow::Borrowed(borrowed),
+                None => Cow::Owned(b.data().to_vec()),
+            };
+            let block = Block {
+                index: h.index,
+                offset: h.offset,
+                count: h.count,
+                data,
+            };
+            if !blocks.is_empty()
+                && (rows.saturating_add(block.count) > self.batch_size as u64
+                    || bytes + block.data.len() > JOB_BYTES)
+            {
+                jobs.push(std::mem::take(&mut blocks));
+                if jobs.len() == limit {
+                    self.carry = Some(block);
+                    break;
+                }
+                (rows, bytes) = (0, 0);
             }
-            if blocks.is_empty() {
-                break;
-            }
+            rows = rows.saturating_add(block.count);
+            bytes += block.data.len();
+            blocks.push(block);
+        }
+        if !blocks.is_empty() {
             jobs.push(blocks);
         }
         let helpers = (self.threads - 1).min(jobs.len().saturating_sub(1));
@@ -575,6 +598,7 @@ impl<R: Read> Iterator for Reader<'_, R> {
                 self.done = true;
                 self.ready.clear();
                 self.failed = None;
+                self.carry = None;
                 // Drop what the failed batch holds.
                 if let Ok(r) = Rows::new(&self.target) {
                     self.rows = r;

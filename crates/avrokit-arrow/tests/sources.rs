@@ -160,6 +160,21 @@ fn batch_sizes_are_respected() {
         .build_slice(&data)
         .unwrap();
     assert!(r.map(|b| b.unwrap().num_rows()).all(|n| n <= 100 && n > 0));
+    // On threads, a batch is the blocks that fit it: no batch of a few rows left over.
+    let data = file(5000, Codec::Null, 97);
+    for threads in [2, 3] {
+        let sizes: Vec<usize> = ReaderBuilder::new()
+            .with_batch_size(300)
+            .with_threads(threads)
+            .build_slice(&data)
+            .unwrap()
+            .map(|b| b.unwrap().num_rows())
+            .collect();
+        assert_eq!(sizes.iter().sum::<usize>(), 5000);
+        let (last, full) = sizes.split_last().unwrap();
+        assert!(full.iter().all(|&n| n == 291), "{sizes:?}");
+        assert!(*last <= 291);
+    }
 }
 
 #[test]
