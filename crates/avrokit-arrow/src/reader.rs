@@ -116,7 +116,9 @@ impl ReaderBuilder {
     }
 
     /// Decodes a container file's blocks on this many threads (1: on the caller's thread).
-    /// Batches still come out in file order.
+    /// Batches still come out in file order; on threads, a batch is the blocks that fit in
+    /// the batch size (fewer rows than it by less than a block's), decoded as the caller asks
+    /// for batches, a few per thread at a time.
     pub fn with_threads(mut self, threads: usize) -> ReaderBuilder {
         self.threads = threads.max(1);
         self
