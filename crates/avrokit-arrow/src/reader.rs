@@ -1,9 +1,10 @@
 //! Reading Avro into RecordBatches: container files (whole, or one byte-range split), with
 //! blocks decoded on several threads, and bare datums or single-object/Confluent messages.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
 use std::io::Read;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
 use arrow_array::RecordBatch;
@@ -115,7 +116,9 @@ impl ReaderBuilder {
     }
 
     /// Decodes a container file's blocks on this many threads (1: on the caller's thread).
-    /// Batches still come out in file order.
+    /// Batches still come out in file order; on threads, a batch is the blocks that fit in
+    /// the batch size (fewer rows than it by less than a block's), decoded as the caller asks
+    /// for batches, a few per thread at a time.
     pub fn with_threads(mut self, threads: usize) -> ReaderBuilder {
         self.threads = threads.max(1);
         self
@@ -151,7 +154,9 @@ impl ReaderBuilder {
         let inner = avrokit::container::ReaderBuilder::new()
             .with_limits(self.limits)
             .build_slice(data)?;
-        Reader::new(self, inner)
+        let mut r = Reader::new(self, inner)?;
+        r.slice = Some(data);
+        Ok(r)
     }
 
     /// A reader of a container file from any `io::Read` (it buffers the input itself).
@@ -195,33 +200,29 @@ impl ReaderBuilder {
     }
 }
 
-/// A block copied out of the file, for a worker.
-struct Block {
+/// A block for a worker: its payload borrowed from the input slice, or copied out of a stream
+/// (or a read-ahead buffer).
+struct Block<'a> {
     index: u64,
     offset: u64,
     count: u64,
-    data: Vec<u8>,
+    data: Cow<'a, [u8]>,
 }
 
-type Job = (u64, Vec<Block>);
-type Done = (u64, Result<Vec<RecordBatch>>);
+/// Jobs per thread in one round of parallel decoding: enough that the threads finish a round
+/// close together (the last job of a round leaves the other threads idle for about half a job,
+/// an eighth of a round at 4), few enough that a round's batches stay a few per thread.
+const JOBS_PER_THREAD: usize = 4;
 
-struct Pool {
-    jobs: Option<mpsc::SyncSender<Job>>,
-    done: mpsc::Receiver<Done>,
-    workers: Vec<thread::JoinHandle<()>>,
-    sent: u64,
-    next: u64,
-    finished: BTreeMap<u64, Result<Vec<RecordBatch>>>,
-}
+/// The most payload bytes in one job.
+const JOB_BYTES: usize = 8 << 20;
 
-impl Drop for Pool {
-    fn drop(&mut self) {
-        self.jobs.take();
-        for w in self.workers.drain(..) {
-            let _ = w.join();
-        }
-    }
+/// `part` as a subslice of `whole`, with `whole`'s lifetime, when it lies inside it.
+fn within<'a>(whole: &'a [u8], part: &[u8]) -> Option<&'a [u8]> {
+    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    let got = whole.get(start..start.checked_add(part.len())?)?;
+    // The same address and length: the same bytes.
+    (got.as_ptr() == part.as_ptr()).then_some(got)
 }
 
 /// Reads a container file as RecordBatches: an iterator of `Result<RecordBatch>`, in file
@@ -236,7 +237,15 @@ pub struct Reader<'a, R = &'a [u8]> {
     codec: Codec,
     buf: Vec<u8>,
     ready: VecDeque<RecordBatch>,
-    pool: Option<Pool>,
+    /// The whole input, when it is a slice: blocks for workers borrow from it.
+    slice: Option<&'a [u8]>,
+    /// The builders of the worker threads (one fewer than the threads: this thread decodes
+    /// too), kept from round to round with their capacity.
+    workers: Vec<(Rows, Vec<u8>)>,
+    /// An error of a parallel round, returned once the batches before it are.
+    failed: Option<Error>,
+    /// The block framed after a round's last job, which starts the next round's first.
+    carry: Option<Block<'a>>,
     threads: usize,
     done: bool,
 }
@@ -255,7 +264,10 @@ impl<'a, R: Read> Reader<'a, R> {
             limits: opts.limits,
             buf: Vec::new(),
             ready: VecDeque::new(),
-            pool: None,
+            slice: None,
+            workers: Vec::new(),
+            failed: None,
+            carry: None,
             threads: opts.threads,
             done: false,
         })
@@ -331,123 +343,179 @@ impl<'a, R: Read> Reader<'a, R> {
         }
     }
 
-    fn start_pool(&mut self) -> Pool {
-        let (jobs_tx, jobs_rx) = mpsc::sync_channel::<Job>(self.threads * 2);
-        let jobs_rx = std::sync::Arc::new(std::sync::Mutex::new(jobs_rx));
-        let (done_tx, done) = mpsc::channel::<Done>();
-        let workers = (0..self.threads)
-            .map(|_| {
-                let jobs_rx = jobs_rx.clone();
-                let done_tx = done_tx.clone();
-                let target = self.target.clone();
-                let program = self.program.clone();
-                let (batch_size, limits, codec) = (self.batch_size, self.limits, self.codec);
-                thread::spawn(move || {
-                    let mut rows = match Rows::new(&target) {
-                        Ok(r) => r,
-                        Err(_) => return,
-                    };
-                    let mut buf = Vec::new();
-                    loop {
-                        let job = match jobs_rx.lock() {
-                            Ok(rx) => rx.recv(),
-                            Err(_) => return,
-                        };
-                        let Ok((seq, blocks)) = job else { return };
-                        let out = decode_job(
-                            &mut rows, &program, &blocks, codec, &mut buf, batch_size, &limits,
-                        );
-                        if done_tx.send((seq, out)).is_err() {
-                            return;
-                        }
-                    }
-                })
-            })
-            .collect();
-        Pool {
-            jobs: Some(jobs_tx),
-            done,
-            workers,
-            sent: 0,
-            next: 0,
-            finished: BTreeMap::new(),
-        }
-    }
-
+    /// Batches decoded on `threads` threads, in file order. Each round frames the next few
+    /// jobs (the blocks of one batch each) on this thread, then decodes them on
+    /// scoped threads, this one included: a slice's blocks are borrowed, never copied (on a
+    /// string-heavy file, where decoding is mostly copying, copying each block out for a
+    /// worker cost as much as decoding it, and two threads were slower than one).
     fn next_parallel(&mut self) -> Result<Option<RecordBatch>> {
-        if self.pool.is_none() {
-            self.pool = Some(self.start_pool());
-        }
         loop {
             if let Some(b) = self.ready.pop_front() {
                 return Ok(Some(b));
             }
-            let pool = self
-                .pool
-                .as_mut()
-                .ok_or_else(|| Error::new(ErrorKind::Io, "no pool"))?;
-            // Keep every worker busy, with a bounded number of jobs in flight.
-            while !self.done && pool.sent - pool.next < (self.threads * 2) as u64 {
-                let mut blocks = Vec::new();
-                let mut rows = 0u64;
-                let mut bytes = 0usize;
-                while rows < self.batch_size as u64 && bytes < (8 << 20) {
-                    match self.inner.next_raw_block()? {
-                        Some(b) => {
-                            let h = b.header();
-                            rows += h.count;
-                            bytes += b.data().len();
-                            blocks.push(Block {
-                                index: h.index,
-                                offset: h.offset,
-                                count: h.count,
-                                data: b.data().to_vec(),
-                            });
-                        }
-                        None => {
-                            self.done = true;
-                            break;
-                        }
-                    }
-                }
-                if blocks.is_empty() {
-                    break;
-                }
-                let tx = pool
-                    .jobs
-                    .as_ref()
-                    .ok_or_else(|| Error::new(ErrorKind::Io, "no pool"))?;
-                tx.send((pool.sent, blocks))
-                    .map_err(|_| Error::new(ErrorKind::Io, "a decoding thread stopped"))?;
-                pool.sent += 1;
+            if let Some(e) = self.failed.take() {
+                return Err(e);
             }
-            if pool.next == pool.sent {
+            if self.done {
                 return Ok(None);
             }
-            while !pool.finished.contains_key(&pool.next) {
-                let (seq, out) = pool
-                    .done
-                    .recv()
-                    .map_err(|_| Error::new(ErrorKind::Io, "a decoding thread stopped"))?;
-                pool.finished.insert(seq, out);
+            self.round()?;
+        }
+    }
+
+    /// Frames up to [`JOBS_PER_THREAD`] jobs per thread and decodes them.
+    ///
+    /// A job is the blocks of one batch (fewer rows than the batch size by less than a
+    /// block's, unless one block holds more), decoded into that batch.
+    fn round(&mut self) -> Result<()> {
+        let mut jobs: Vec<Vec<Block<'a>>> = Vec::new();
+        let limit = self.threads * JOBS_PER_THREAD;
+        // A framing error comes after the batches of the blocks framed before it.
+        let mut framing = None;
+        // A job is the blocks of one batch: a block that would take it past the batch size (or
+        // past JOB_BYTES) starts the next job, so that a job makes one batch and no remainder
+        // (remainders made every other batch a few rows, whose builders then grew again by
+        // doubling in the next job).
+        let mut blocks: Vec<Block<'a>> = Vec::new();
+        let (mut rows, mut bytes) = (0u64, 0usize);
+        if let Some(b) = self.carry.take() {
+            (rows, bytes) = (b.count, b.data.len());
+            blocks.push(b);
+        }
+        while !self.done {
+            let b = match self.inner.next_raw_block() {
+                Ok(Some(b)) => b,
+                Ok(None) => {
+                    self.done = true;
+                    break;
+                }
+                Err(e) => {
+                    framing = Some(Error::from(e));
+                    self.done = true;
+                    break;
+                }
+            };
+            let h = *b.header();
+            let data = match self.slice.and_then(|whole| within(whole, b.data())) {
+                Some(borrowed) => Cow::Borrowed(borrowed),
+                None => Cow::Owned(b.data().to_vec()),
+            };
+            let block = Block {
+                index: h.index,
+                offset: h.offset,
+                count: h.count,
+                data,
+            };
+            if !blocks.is_empty()
+                && (rows.saturating_add(block.count) > self.batch_size as u64
+                    || bytes + block.data.len() > JOB_BYTES)
+            {
+                jobs.push(std::mem::take(&mut blocks));
+                if jobs.len() == limit {
+                    self.carry = Some(block);
+                    break;
+                }
+                (rows, bytes) = (0, 0);
             }
-            if let Some(out) = pool.finished.remove(&pool.next) {
-                pool.next += 1;
-                self.ready.extend(out?);
+            rows = rows.saturating_add(block.count);
+            bytes += block.data.len();
+            blocks.push(block);
+        }
+        if !blocks.is_empty() {
+            jobs.push(blocks);
+        }
+        let helpers = (self.threads - 1).min(jobs.len().saturating_sub(1));
+        while self.workers.len() < helpers {
+            self.workers.push((Rows::new(&self.target)?, Vec::new()));
+        }
+        let cx = JobCx {
+            program: &self.program,
+            codec: self.codec,
+            batch_size: self.batch_size,
+            limits: &self.limits,
+        };
+        let next = AtomicUsize::new(0);
+        let work = |rows: &mut Rows, buf: &mut Vec<u8>| {
+            let mut out = Vec::new();
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else {
+                    return out;
+                };
+                let r = decode_job(rows, &cx, job, buf);
+                let failed = r.is_err();
+                out.push((i, r));
+                if failed {
+                    // Later jobs are not needed: the reader stops at the first error.
+                    next.fetch_add(jobs.len(), Ordering::Relaxed);
+                    return out;
+                }
+            }
+        };
+        let mut results: Vec<Option<Result<Vec<RecordBatch>>>> =
+            (0..jobs.len()).map(|_| None).collect();
+        let mut lost = false;
+        thread::scope(|s| {
+            let handles: Vec<_> = self.workers[..helpers]
+                .iter_mut()
+                .map(|(rows, buf)| s.spawn(|| work(rows, buf)))
+                .collect();
+            let mine = work(&mut self.rows, &mut self.buf);
+            for (i, r) in mine {
+                results[i] = Some(r);
+            }
+            for h in handles {
+                match h.join() {
+                    Ok(theirs) => {
+                        for (i, r) in theirs {
+                            results[i] = Some(r);
+                        }
+                    }
+                    Err(_) => lost = true,
+                }
+            }
+        });
+        for r in results {
+            match r {
+                Some(Ok(batches)) => self.ready.extend(batches),
+                Some(Err(e)) => {
+                    self.failed = Some(e);
+                    self.done = true;
+                    break;
+                }
+                None => {
+                    // A job not run: one before it failed, or a thread panicked.
+                    if lost {
+                        self.failed = Some(Error::new(ErrorKind::Io, "a decoding thread stopped"));
+                    }
+                    self.done = true;
+                    break;
+                }
             }
         }
+        if self.failed.is_none() {
+            self.failed = framing;
+        }
+        Ok(())
     }
 }
 
+/// What every job of a reader shares.
+struct JobCx<'p> {
+    program: &'p Program,
+    codec: Codec,
+    batch_size: usize,
+    limits: &'p Limits,
+}
+
+/// Decodes one job's blocks into batches; the last one holds the rows left over.
 fn decode_job(
     rows: &mut Rows,
-    program: &Program,
+    cx: &JobCx,
     blocks: &[Block],
-    codec: Codec,
     buf: &mut Vec<u8>,
-    batch_size: usize,
-    limits: &Limits,
 ) -> Result<Vec<RecordBatch>> {
+    let (program, codec, batch_size, limits) = (cx.program, cx.codec, cx.batch_size, cx.limits);
     let mut ready = VecDeque::new();
     for b in blocks {
         let data: &[u8] = if codec == Codec::Null {
@@ -523,7 +591,7 @@ impl<R: Read> Iterator for Reader<'_, R> {
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Result<RecordBatch>> {
-        if self.done && self.ready.is_empty() && self.rows.len() == 0 && self.pool.is_none() {
+        if self.done && self.ready.is_empty() && self.rows.len() == 0 && self.failed.is_none() {
             return None;
         }
         match self.next_batch() {
@@ -531,7 +599,8 @@ impl<R: Read> Iterator for Reader<'_, R> {
             Err(e) => {
                 self.done = true;
                 self.ready.clear();
-                self.pool = None;
+                self.failed = None;
+                self.carry = None;
                 // Drop what the failed batch holds.
                 if let Ok(r) = Rows::new(&self.target) {
                     self.rows = r;

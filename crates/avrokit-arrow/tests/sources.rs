@@ -84,6 +84,67 @@ fn threads_give_the_same_batches_in_order() {
     }
 }
 
+/// Streams (whose blocks are copied for the workers, where a slice's are borrowed) give the
+/// same batches on several threads as on one.
+#[test]
+fn threads_read_streams_as_slices() {
+    for codec in [Codec::Null, Codec::Snappy] {
+        let data = file(3000, codec, 61);
+        let one = all(ReaderBuilder::new().with_batch_size(250), &data);
+        for threads in [2, 3] {
+            let batches: Vec<_> = ReaderBuilder::new()
+                .with_batch_size(250)
+                .with_threads(threads)
+                .build(std::io::Cursor::new(&data))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            same(&one, &concat(&batches).unwrap());
+        }
+    }
+}
+
+/// The batches before a bad block, then its error, then nothing: on every thread count, for a
+/// block whose records do not decode and for a block whose sync marker is wrong.
+#[test]
+fn threads_stop_at_the_first_bad_block() {
+    let data = file(4000, Codec::Null, 100);
+    // Where the data and the sync marker of block 20 are.
+    let (start, end) = {
+        let mut r = avrokit::container::Reader::from_slice(&data).unwrap();
+        for _ in 0..20 {
+            r.next_raw_block().unwrap();
+        }
+        let b = r.next_raw_block().unwrap().unwrap();
+        let start = b.data().as_ptr() as usize - data.as_ptr() as usize;
+        (start, start + b.data().len())
+    };
+    let mut bad_data = data.clone();
+    bad_data[start..end].fill(0xff);
+    let mut bad_sync = data.clone();
+    bad_sync[end + 3] ^= 0x55;
+    for bad in [&bad_data, &bad_sync] {
+        for threads in [1, 2, 3] {
+            let mut r = ReaderBuilder::new()
+                .with_batch_size(250)
+                .with_threads(threads)
+                .build_slice(bad)
+                .unwrap();
+            let mut rows = 0;
+            let e = loop {
+                match r.next() {
+                    Some(Ok(b)) => rows += b.num_rows(),
+                    Some(Err(e)) => break e,
+                    None => panic!("no error on {threads} threads"),
+                }
+            };
+            assert!(rows <= 2000, "{rows} rows before the error");
+            assert!(!e.to_string().is_empty());
+            assert!(r.next().is_none(), "{threads} threads");
+        }
+    }
+}
+
 #[test]
 fn batch_sizes_are_respected() {
     let data = file(1000, Codec::Null, 64);
@@ -99,6 +160,21 @@ fn batch_sizes_are_respected() {
         .build_slice(&data)
         .unwrap();
     assert!(r.map(|b| b.unwrap().num_rows()).all(|n| n <= 100 && n > 0));
+    // On threads, a batch is the blocks that fit it: no batch of a few rows left over.
+    let data = file(5000, Codec::Null, 97);
+    for threads in [2, 3] {
+        let sizes: Vec<usize> = ReaderBuilder::new()
+            .with_batch_size(300)
+            .with_threads(threads)
+            .build_slice(&data)
+            .unwrap()
+            .map(|b| b.unwrap().num_rows())
+            .collect();
+        assert_eq!(sizes.iter().sum::<usize>(), 5000);
+        let (last, full) = sizes.split_last().unwrap();
+        assert!(full.iter().all(|&n| n == 291), "{sizes:?}");
+        assert!(*last <= 291);
+    }
 }
 
 #[test]

@@ -1380,6 +1380,8 @@ fn append_encoded_many_closes_blocks_where_single_appends_do() {
                 .unwrap();
             from = *run.last().unwrap();
         }
+        assert_eq!(one.blocks_written(), many.blocks_written());
+        assert_eq!(one.bytes_written(), many.bytes_written());
         let (a, b) = (one.into_inner().unwrap(), many.into_inner().unwrap());
         assert_eq!(a, b, "block size {block_size}, records {block_records}");
         assert_eq!(read_slice(&b), values);

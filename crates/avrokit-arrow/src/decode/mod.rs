@@ -8,6 +8,7 @@
 mod column;
 mod cursor;
 mod program;
+mod strings;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -94,10 +95,11 @@ impl Target {
                 return unreachable_struct();
             };
             let inner = compile(&plan, plan.root_op(), self.reader.root_id(), &children[0])?;
-            Src::Record(Box::new(RecordSrc {
-                steps: vec![Step::Read(0, inner)].into(),
-                defaults: Vec::new().into(),
-            }))
+            Src::Record(Box::new(RecordSrc::new(
+                vec![Step::Read(0, inner)],
+                Vec::new(),
+                1,
+            )))
         };
         Ok(Program { src: Arc::new(src) })
     }
@@ -145,7 +147,11 @@ impl Rows {
     /// stop (as the core's readers do after an error).
     #[inline]
     pub(crate) fn decode(&mut self, program: &Program, cur: &mut Cursor) -> Result<()> {
-        read(&mut self.cols, &program.src, cur, &self.cx)?;
+        match &*program.src {
+            // The root record's fields straight away: no dispatch to get there.
+            Src::Record(r) => program::read_record(&mut self.cols, r, cur, &self.cx)?,
+            src => read(&mut self.cols, src, cur, &self.cx)?,
+        }
         self.rows += 1;
         Ok(())
     }

@@ -15,25 +15,27 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::mapping::nullable_union;
 
 /// How to read one value from the wire into a column.
+///
+/// The leaves [`read_leaf`] handles come first, so that its match is one jump table.
 pub(crate) enum Src {
-    Null,
     Bool,
     Int,
-    IntToLong,
-    IntToF32,
-    IntToF64,
     Long,
-    LongToF32,
-    LongToF64,
     Float,
-    FloatToF64,
     Double,
     /// Length-prefixed bytes into a binary, decimal column.
     Bytes,
     /// Length-prefixed UTF-8 into a string or (text) uuid column.
     Str,
-    Fixed(usize),
     Enum(Box<[u32]>),
+    Null,
+    IntToLong,
+    IntToF32,
+    IntToF64,
+    LongToF32,
+    LongToF64,
+    FloatToF64,
+    Fixed(usize),
     Array {
         item: Box<Src>,
         /// Items take no bytes on the wire: their count is bounded by the limit alone.
@@ -50,8 +52,46 @@ pub(crate) enum Src {
 pub(crate) type FieldDefault = (usize, Box<[u8]>, Src);
 
 pub(crate) struct RecordSrc {
-    pub(crate) steps: Box<[Step]>,
+    pub(crate) steps: Steps,
     pub(crate) defaults: Box<[FieldDefault]>,
+}
+
+/// A record's fields, as read from the wire.
+pub(crate) enum Steps {
+    /// Field `i` of the writer is column `i`, for every column: no skip, no reordering, no
+    /// default. Read without a position to look up and check per field (the common case: a
+    /// file read with its own schema, or one whose schema only gained fields at the end).
+    InOrder(Box<[Src]>),
+    /// Anything else.
+    Mixed(Box<[Step]>),
+}
+
+impl RecordSrc {
+    /// The record of `steps` for a struct of `columns` columns.
+    pub(crate) fn new(steps: Vec<Step>, defaults: Vec<FieldDefault>, columns: usize) -> RecordSrc {
+        let in_order = steps.len() == columns
+            && steps
+                .iter()
+                .enumerate()
+                .all(|(i, s)| matches!(s, Step::Read(to, _) if *to == i));
+        let steps = if in_order {
+            Steps::InOrder(
+                steps
+                    .into_iter()
+                    .filter_map(|s| match s {
+                        Step::Read(_, src) => Some(src),
+                        Step::Skip(_) => None,
+                    })
+                    .collect(),
+            )
+        } else {
+            Steps::Mixed(steps.into())
+        };
+        RecordSrc {
+            steps,
+            defaults: defaults.into(),
+        }
+    }
 }
 
 pub(crate) enum Step {
@@ -231,10 +271,7 @@ pub(crate) fn compile(plan: &ResolvedPlan, op: PlanOpId, r: NodeId, col: &Col) -
                     Ok((to, bytes.into_boxed_slice(), src))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            Src::Record(Box::new(RecordSrc {
-                steps: steps.into(),
-                defaults: defaults.into(),
-            }))
+            Src::Record(Box::new(RecordSrc::new(steps, defaults, children.len())))
         }
         PlanOp::Union { branches } => Src::Union(
             branches
@@ -303,11 +340,14 @@ fn merge_skips(steps: Vec<Step>) -> Vec<Step> {
 fn takes_no_bytes(src: &Src) -> bool {
     match src {
         Src::Null | Src::Fixed(0) => true,
-        Src::Record(r) => r.steps.iter().all(|s| match s {
-            Step::Read(_, s) => takes_no_bytes(s),
-            Step::Skip(Skip::Bytes(n)) => *n == 0,
-            Step::Skip(_) => false,
-        }),
+        Src::Record(r) => match &r.steps {
+            Steps::InOrder(srcs) => srcs.iter().all(takes_no_bytes),
+            Steps::Mixed(steps) => steps.iter().all(|s| match s {
+                Step::Read(_, s) => takes_no_bytes(s),
+                Step::Skip(Skip::Bytes(n)) => *n == 0,
+                Step::Skip(_) => false,
+            }),
+        },
         Src::Wrap(_, s) => takes_no_bytes(s),
         _ => false,
     }
@@ -549,6 +589,8 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
             else {
                 return Err(internal("array"));
             };
+            // The items counted here, not asked of the child (a call per array).
+            let mut end = i64::from(*offsets.last().unwrap_or(&0));
             loop {
                 let at = cur.pos();
                 let (n, size) = cur.block()?;
@@ -561,9 +603,9 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
                     read(child, item, cur, cx).map_err(|e| e.in_field("[]"))?;
                 }
                 check_size(size, start, cur, at)?;
+                end = end.saturating_add(n as i64);
             }
-            let end = i32::try_from(child.len()).map_err(|_| too_big())?;
-            offsets.push(end);
+            offsets.push(i32::try_from(end).map_err(|_| too_big())?);
         }
         Src::Map(value) => {
             let Kind::Map {
@@ -575,6 +617,7 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
             else {
                 return Err(internal("map"));
             };
+            let mut end = i64::from(*offsets.last().unwrap_or(&0));
             loop {
                 let at = cur.pos();
                 let (n, size) = cur.block()?;
@@ -582,6 +625,7 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
                     break;
                 }
                 check_count(n, false, cur, cx, at)?;
+                end = end.saturating_add(n as i64);
                 let start = cur.pos();
                 for _ in 0..n {
                     let Kind::Bin {
@@ -597,8 +641,7 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
                 }
                 check_size(size, start, cur, at)?;
             }
-            let end = i32::try_from(keys.len()).map_err(|_| too_big())?;
-            offsets.push(end);
+            offsets.push(i32::try_from(end).map_err(|_| too_big())?);
         }
         Src::Union(branches) => {
             let at = cur.pos();
@@ -665,12 +708,20 @@ pub(crate) fn read_record(col: &mut Col, r: &RecordSrc, cur: &mut Cursor, cx: &C
     else {
         return Err(internal("record"));
     };
-    for step in r.steps.iter() {
-        match step {
-            Step::Read(to, src) => {
-                read(&mut children[*to], src, cur, cx).map_err(|e| e.in_field(&names[*to]))?
+    match &r.steps {
+        Steps::InOrder(srcs) => {
+            for (i, (child, src)) in children.iter_mut().zip(srcs.iter()).enumerate() {
+                read(child, src, cur, cx).map_err(|e| field_error(e, names, i))?;
             }
-            Step::Skip(s) => skip(s, cur, cx)?,
+        }
+        Steps::Mixed(steps) => {
+            for step in steps.iter() {
+                match step {
+                    Step::Read(to, src) => read(&mut children[*to], src, cur, cx)
+                        .map_err(|e| field_error(e, names, *to))?,
+                    Step::Skip(s) => skip(s, cur, cx)?,
+                }
+            }
         }
     }
     for (to, bytes, src) in r.defaults.iter() {
@@ -679,6 +730,15 @@ pub(crate) fn read_record(col: &mut Col, r: &RecordSrc, cur: &mut Cursor, cx: &C
     }
     *len += 1;
     Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn field_error(e: Error, names: &[Box<str>], i: usize) -> Error {
+    match names.get(i) {
+        Some(name) => e.in_field(name),
+        None => e,
+    }
 }
 
 /// Skips a writer-only value: the leaves here, inlined into the loops that call this, the

@@ -121,6 +121,18 @@ impl BatchEncoder {
     /// A value that does not fit (a null in a column the Avro schema does not allow null,
     /// a timestamp out of range...), with its column and row.
     pub fn encode(&self, batch: &RecordBatch, out: &mut Vec<u8>) -> Result<Vec<usize>> {
+        let mut ends = Vec::with_capacity(batch.num_rows());
+        self.encode_into(batch, out, &mut ends)?;
+        Ok(ends)
+    }
+
+    /// As [`encode`](Self::encode), the ends appended to `ends`.
+    fn encode_into(
+        &self,
+        batch: &RecordBatch,
+        out: &mut Vec<u8>,
+        ends: &mut Vec<usize>,
+    ) -> Result<()> {
         let mut cast: Vec<ArrayRef> = Vec::with_capacity(self.columns.len());
         for (&i, target) in self.columns.iter().zip(self.targets.iter()) {
             let col = batch.column(i);
@@ -147,14 +159,22 @@ impl BatchEncoder {
         } else {
             build(&self.avro, root, cast[0].as_ref())?
         };
-        let mut ends = Vec::with_capacity(batch.num_rows());
-        out.reserve(batch.num_rows() * 8);
+        ends.reserve(batch.num_rows());
+        // Room for the whole batch at once (a string-heavy batch grew its buffer by doubling,
+        // copying it each time), at most what a sane batch takes.
+        out.reserve(enc.size_hint().min(1 << 28));
         for row in 0..batch.num_rows() {
-            enc.encode(row, out)
-                .map_err(|e| e.context(format!("row {row}")))?;
+            let r = match &enc {
+                // The root record's fields straight away: no call to get there.
+                Enc::Record(fields) => fields
+                    .iter()
+                    .try_for_each(|(name, f)| f.encode(row, out).map_err(|e| e.in_field(name))),
+                enc => enc.encode(row, out),
+            };
+            r.map_err(|e| e.context(format!("row {row}")))?;
             ends.push(out.len());
         }
-        Ok(ends)
+        Ok(())
     }
 }
 
@@ -420,15 +440,71 @@ fn i64_values(array: &dyn Array) -> Option<&[i64]> {
 
 #[inline(always)]
 fn put_long(out: &mut Vec<u8>, v: i64) {
-    // The core's `Vec` sink: a varint is one word store and a truncate, not a byte loop and a
-    // copy (callgrind, -container record: see the crate README). Writing to a Vec cannot fail.
-    let _ = avrokit::io::Sink::write_varint(out, ((v << 1) ^ (v >> 63)) as u64);
+    put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
+}
+
+/// The 7-bit groups of `v` (below 2^56) moved apart into the bytes of a word, with three
+/// shift-and-mask steps.
+#[inline(always)]
+fn groups(v: u64) -> u64 {
+    let x = (v & 0x0000_0000_0fff_ffff) | ((v & 0x00ff_ffff_f000_0000) << 4);
+    let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x0fff_c000_0fff_c000) << 2);
+    (x & 0x007f_007f_007f_007f) | ((x & 0x3f80_3f80_3f80_3f80) << 1)
+}
+
+/// A varint. One byte is a push; up to 8 bytes are one word store and a truncate; 9 and 10
+/// bytes (a random `long`) are the low 56 bits as one word and the rest as two bytes. No loop
+/// per byte: the core's sink spreads only values below 2^56 and loops over the others, which
+/// on the -container record's random longs was a tenth of the encoding's instructions.
+#[inline(always)]
+fn put_varint(out: &mut Vec<u8>, v: u64) {
+    if v < 0x80 {
+        out.push(v as u8);
+        return;
+    }
+    let at = out.len();
+    if v < 1 << 56 {
+        let len = (64 - v.leading_zeros()).div_ceil(7) as usize;
+        // Continuation bits on every byte but the last.
+        let cont = 0x8080_8080_8080_8080u64 & ((1u64 << (8 * (len - 1))) - 1);
+        out.extend_from_slice(&(groups(v) | cont).to_le_bytes());
+        out.truncate(at + len);
+    } else {
+        let word = groups(v & ((1 << 56) - 1)) | 0x8080_8080_8080_8080;
+        let hi = v >> 56;
+        let (tail, len) = if hi < 0x80 {
+            ([hi as u8, 0], 9)
+        } else {
+            ([hi as u8 | 0x80, (hi >> 7) as u8], 10)
+        };
+        out.extend_from_slice(&word.to_le_bytes());
+        out.extend_from_slice(&tail);
+        out.truncate(at + len);
+    }
 }
 
 #[inline(always)]
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
-    put_long(out, b.len() as i64);
+    put_varint(out, (b.len() as u64) << 1);
     out.extend_from_slice(b);
+}
+
+/// The bytes `values[start..end]` (a string or binary value), length first. A value of at
+/// most 16 bytes with 16 bytes of the buffer from its start is copied as one 16-byte block and
+/// `out` cut back: a fixed-size copy is two moves, where a copy of varying length calls
+/// `memcpy` (as the decoder's [`Cursor::bytes_into`](crate::decode::Cursor)).
+#[inline(always)]
+fn put_bin(out: &mut Vec<u8>, values: &[u8], start: usize, end: usize) {
+    let b = &values[start..end];
+    put_varint(out, (b.len() as u64) << 1);
+    match values.get(start..).and_then(|r| r.first_chunk::<16>()) {
+        Some(chunk) if b.len() <= 16 => {
+            let at = out.len();
+            out.extend_from_slice(chunk);
+            out.truncate(at + b.len());
+        }
+        _ => out.extend_from_slice(b),
+    }
 }
 
 /// The shortest big-endian two's complement form of `be` (at least one byte).
@@ -464,7 +540,44 @@ fn put_decimal(out: &mut Vec<u8>, be: &[u8], fixed: Option<usize>) -> Result<()>
     Ok(())
 }
 
+/// The bytes between the first and the last of `offsets`.
+fn span(offsets: &[i32]) -> usize {
+    match (offsets.first(), offsets.last()) {
+        (Some(&a), Some(&b)) => b.saturating_sub(a).max(0) as usize,
+        _ => 0,
+    }
+}
+
 impl Enc<'_> {
+    /// About as many bytes as the encoding of every value of the arrays takes (more, rather than
+    /// less): the buffer is reserved once per batch.
+    fn size_hint(&self) -> usize {
+        let sum = |encs: &mut dyn Iterator<Item = &Enc>| encs.map(Enc::size_hint).sum::<usize>();
+        match self {
+            Enc::Null => 0,
+            Enc::Bool(a) => a.len(),
+            Enc::I32(v) => v.len() * 5,
+            Enc::I64(v) => v.len() * 10,
+            Enc::F32(v) => v.len() * 4,
+            Enc::F64(v) => v.len() * 8,
+            Enc::Bin(o, _) => span(o) + o.len() * 5,
+            Enc::Fixed(a) => a.len() * a.value_length().max(0) as usize,
+            Enc::UuidText(a) => a.len() * 37,
+            Enc::Dec128(v, _) => v.len() * 21,
+            Enc::Dec256(v, _) => v.len() * 37,
+            Enc::Duration(v) => v.len() * 12,
+            Enc::Enum(k, _) => k.len() * 5,
+            Enc::List(o, item) => o.len() * 11 + item.size_hint(),
+            Enc::Map(o, ko, _, v) => o.len() * 11 + span(ko) + ko.len() * 5 + v.size_hint(),
+            Enc::Record(fields) => sum(&mut fields.iter().map(|(_, f)| f)),
+            Enc::Nullable { inner, .. } => inner.size_hint() + inner.size_hint() / 8,
+            Enc::Required(_, inner) => inner.size_hint(),
+            Enc::Union {
+                type_ids, children, ..
+            } => type_ids.len() * 10 + sum(&mut children.iter().flatten().map(|(_, e)| e)),
+        }
+    }
+
     /// Encodes row `i`: the leaves here, inlined into the record and collection loops (one
     /// call and one dispatch per value fewer), the rest in [`Enc::encode_any`].
     #[inline(always)]
@@ -492,7 +605,8 @@ impl Enc<'_> {
         Ok(())
     }
 
-    /// Encodes row `i` of a number, boolean, string or bytes column; `false` for the others.
+    /// Encodes row `i` of a number, boolean, string, bytes or enum column; `false` for the
+    /// others (and for a dictionary key that is no symbol).
     #[inline(always)]
     fn encode_leaf(&self, i: usize, out: &mut Vec<u8>) -> bool {
         match self {
@@ -501,7 +615,17 @@ impl Enc<'_> {
             Enc::F64(v) => out.extend_from_slice(&v[i].to_le_bytes()),
             Enc::F32(v) => out.extend_from_slice(&v[i].to_le_bytes()),
             Enc::Bool(a) => out.push(a.value(i) as u8),
-            Enc::Bin(o, v) => put_bytes(out, &v[o[i] as usize..o[i + 1] as usize]),
+            Enc::Bin(o, v) => put_bin(out, v, o[i] as usize, o[i + 1] as usize),
+            Enc::Enum(keys, remap) => {
+                match usize::try_from(keys[i])
+                    .ok()
+                    .and_then(|k| remap.get(k).copied().flatten())
+                {
+                    Some(s) => put_long(out, s as i64),
+                    // Not a symbol: `encode_any` says so.
+                    None => return false,
+                }
+            }
             _ => return false,
         }
         true
@@ -516,7 +640,7 @@ impl Enc<'_> {
             Enc::I64(v) => put_long(out, v[i]),
             Enc::F32(v) => out.extend_from_slice(&v[i].to_le_bytes()),
             Enc::F64(v) => out.extend_from_slice(&v[i].to_le_bytes()),
-            Enc::Bin(o, v) => put_bytes(out, &v[o[i] as usize..o[i + 1] as usize]),
+            Enc::Bin(o, v) => put_bin(out, v, o[i] as usize, o[i + 1] as usize),
             Enc::Fixed(a) => out.extend_from_slice(a.value(i)),
             Enc::UuidText(a) => {
                 let b = a.value(i);
@@ -579,7 +703,7 @@ impl Enc<'_> {
                 if b > a {
                     put_long(out, (b - a) as i64);
                     for j in a..b {
-                        put_bytes(out, &kv[ko[j] as usize..ko[j + 1] as usize]);
+                        put_bin(out, kv, ko[j] as usize, ko[j + 1] as usize);
                         values.encode(j, out).map_err(|e| e.in_field("{}"))?;
                     }
                 }
@@ -646,6 +770,8 @@ pub struct Writer<W: Write> {
     encoder: BatchEncoder,
     inner: avrokit::container::Writer<W>,
     buf: Vec<u8>,
+    /// Where each record of `buf` ends.
+    ends: Vec<usize>,
     /// Blocks compressed on several threads ([`Writer::with_threads`]).
     parallel: Option<parallel::Blocks>,
 }
@@ -682,6 +808,7 @@ impl<W: Write> Writer<W> {
             encoder,
             inner,
             buf: Vec::new(),
+            ends: Vec::new(),
             parallel: None,
         })
     }
@@ -714,11 +841,13 @@ impl<W: Write> Writer<W> {
     /// failing sink.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         self.buf.clear();
-        let ends = self.encoder.encode(batch, &mut self.buf)?;
+        self.ends.clear();
+        self.encoder
+            .encode_into(batch, &mut self.buf, &mut self.ends)?;
         if let Some(p) = &mut self.parallel {
-            return p.append(&self.buf, &ends, &mut self.inner);
+            return p.append(&self.buf, &self.ends, &mut self.inner);
         }
-        Ok(self.inner.append_encoded_many(&self.buf, &ends)?)
+        Ok(self.inner.append_encoded_many(&self.buf, &self.ends)?)
     }
 
     /// Writes the last block and flushes; returns the sink.
@@ -730,5 +859,54 @@ impl<W: Write> Writer<W> {
             p.finish(&mut self.inner)?;
         }
         Ok(self.inner.into_inner()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{put_bin, put_long};
+
+    /// The word-at-a-time varints are the byte loop's, at every length.
+    #[test]
+    fn varints_match_the_byte_loop() {
+        let mut values = vec![0i64, 1, -1, i64::MIN, i64::MAX];
+        for bits in 0..64 {
+            let p = 1i64.wrapping_shl(bits);
+            values.extend([
+                p,
+                p.wrapping_sub(1),
+                p.wrapping_add(1),
+                p.wrapping_neg(),
+                p.wrapping_neg().wrapping_sub(1),
+            ]);
+        }
+        values.extend((0..1000i64).map(|i| i.wrapping_mul(0x1e37_79b9_7f4a_7c15)));
+        for v in values {
+            let mut z = ((v << 1) ^ (v >> 63)) as u64;
+            let mut want = vec![0xaa];
+            while z >= 0x80 {
+                want.push(z as u8 | 0x80);
+                z >>= 7;
+            }
+            want.push(z as u8);
+            let mut got = vec![0xaa];
+            put_long(&mut got, v);
+            assert_eq!(got, want, "{v}");
+        }
+    }
+
+    /// Strings of every length up to 40, near the end of their buffer and away from it.
+    #[test]
+    fn strings_are_copied_exactly() {
+        let values: Vec<u8> = (0..100u8).collect();
+        for start in [0usize, 50, 60, 70, 84, 90, 99, 100] {
+            for len in 0..=(100 - start).min(40) {
+                let mut got = vec![7];
+                put_bin(&mut got, &values, start, start + len);
+                let mut want = vec![7, (len as u8) << 1];
+                want.extend_from_slice(&values[start..start + len]);
+                assert_eq!(got, want, "{start} {len}");
+            }
+        }
     }
 }

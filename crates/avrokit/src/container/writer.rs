@@ -577,7 +577,9 @@ impl<W: Write> Writer<W> {
     /// Appends many records already encoded with the file's schema: record `k` is
     /// `data[ends[k - 1]..ends[k]]` (the first starts at 0). Blocks close exactly where as many
     /// [`append_encoded`](Self::append_encoded) calls would close them, but the bytes between
-    /// two block boundaries are copied at once. The bytes are trusted, as there.
+    /// two block boundaries are copied at once; with the null codec, a whole block with no
+    /// records pending before it is written from `data` without that copy. The bytes are
+    /// trusted, as there.
     ///
     /// # Examples
     /// ```
@@ -617,11 +619,22 @@ impl<W: Write> Writer<W> {
             {
                 k = i + j;
             }
-            self.block.extend_from_slice(&data[start..ends[k]]);
-            self.count += (k + 1 - i) as u64;
+            let n = (k + 1 - i) as u64;
+            let full =
+                held + (ends[k] - start) >= self.block_size || self.count + n >= self.block_records;
+            if full && self.count == 0 && self.codec == Codec::Null {
+                // A whole block of the null codec with none pending: written from `data`,
+                // not copied into the block buffer first (the same bytes).
+                let sink = self.sink.as_mut().expect("sink present");
+                let r = emit_from(&data[start..ends[k]], n, &self.sync, sink);
+                self.account(r, n)?;
+            } else {
+                self.block.extend_from_slice(&data[start..ends[k]]);
+                self.count += n;
+                self.after_append()?;
+            }
             start = ends[k];
             i = k + 1;
-            self.after_append()?;
         }
         Ok(())
     }
@@ -833,6 +846,26 @@ fn emit<W: Write>(
     let total = (buf.len() - start) as u64;
     buf.truncate(PREFIX + size);
     r.map(|()| total)
+}
+
+/// Writes `payload` as one block of `count` objects, as [`emit`] does, from the caller's
+/// slice: the count and size, then the payload, then the sync marker, in three `write_all`s.
+fn emit_from<W: Write>(
+    payload: &[u8],
+    count: u64,
+    sync: &[u8; SYNC_SIZE],
+    sink: &mut W,
+) -> std::io::Result<u64> {
+    let mut head = [0u8; PREFIX];
+    let mut v = [0u8; 10];
+    let a = encode_varint(zigzag64(count as i64), &mut v);
+    head[..a].copy_from_slice(&v[..a]);
+    let b = encode_varint(zigzag64(payload.len() as i64), &mut v);
+    head[a..a + b].copy_from_slice(&v[..b]);
+    sink.write_all(&head[..a + b])?;
+    sink.write_all(payload)?;
+    sink.write_all(sync)?;
+    Ok((a + b + payload.len() + SYNC_SIZE) as u64)
 }
 
 impl<W: Read + Write + Seek> Writer<W> {
