@@ -184,6 +184,47 @@ impl ObjectReaderBuilder {
         b
     }
 
+    /// A reader of every record of the container file at `path`, with as few requests as it
+    /// takes: a HEAD for its size and version, then one GET of the whole object (when it is at
+    /// most the chunk size), streamed, whose first bytes are the header. Use
+    /// [`open`](Self::open) instead to read splits, or several readers of one file.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::sync::Arc;
+    /// use avrokit::container::Writer;
+    /// use avrokit::{Schema, Value};
+    /// use avrokit_object_store::ObjectReaderBuilder;
+    /// use futures::TryStreamExt;
+    /// use object_store::{memory::InMemory, path::Path, ObjectStore, ObjectStoreExt};
+    ///
+    /// let mut w = Writer::new(Vec::new(), &Schema::parse_str(r#""long""#)?)?;
+    /// w.append(&Value::Long(7))?;
+    /// let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    /// store.put(&Path::from("a.avro"), w.into_inner()?.into()).await?;
+    ///
+    /// let reader = ObjectReaderBuilder::new().open_reader(store, &Path::from("a.avro")).await?;
+    /// let records: Vec<Value> = reader.into_stream().try_collect().await?;
+    /// assert_eq!(records, [Value::Long(7)]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`open`](Self::open).
+    pub async fn open_reader(
+        self,
+        store: Arc<dyn ObjectStore>,
+        path: &Path,
+    ) -> Result<AsyncReader<RangeReader>> {
+        let src = Arc::new(Source::open(store, path.clone(), self.fetch).await?);
+        let len = src.len();
+        let input = RangeReader::sized(src, 0..len, len);
+        Ok(self.core().build_async(input).await?)
+    }
+
     /// Opens the container file at `path`: a HEAD for its size and version, then GETs for its
     /// header (the first 256 KiB, more only if the header is longer), which is parsed once
     /// here and shared by every reader made from the result.

@@ -128,7 +128,11 @@ impl Source {
     /// a ranged read of an object rewritten meanwhile would splice two files (the store
     /// refuses the GET when it moved).
     fn get_options(&self, range: &Range<u64>) -> GetOptions {
-        let mut options = GetOptions::new().with_range(Some(GetRange::Bounded(range.clone())));
+        // The whole object is asked for without a range: some servers (moto) answer a ranged
+        // GET by copying the object first. Its length is checked all the same.
+        let whole = range.start == 0 && range.end == self.len();
+        let mut options =
+            GetOptions::new().with_range((!whole).then(|| GetRange::Bounded(range.clone())));
         if self.options.pin_version {
             options.if_match = self.meta.e_tag.clone();
             options.version = self.meta.version.clone();

@@ -64,12 +64,22 @@ async fn every_codec_reads_whole_and_in_splits_as_the_local_file() {
         let f = within(
             120,
             "open",
-            small_gets().open(store.clone(), &Path::from(key)),
+            small_gets().open(store.clone(), &Path::from(key.clone())),
         )
         .await
         .unwrap();
         let whole = within(120, "whole read", remote_records(&f)).await;
         assert_eq!(whole, expected, "{}", codec.name());
+        // HEAD and one GET of the whole object, header included.
+        let one = within(120, "open_reader", async {
+            let r = ObjectReaderBuilder::new()
+                .open_reader(store.clone(), &Path::from(key.clone()))
+                .await
+                .unwrap();
+            collect_ok(r.into_stream()).await
+        })
+        .await;
+        assert_eq!(one, expected, "{} through open_reader", codec.name());
         for n in [3, 8] {
             let got = within(120, "split reads", split_records(&f, n)).await;
             assert_eq!(got, expected, "{} in {n} splits", codec.name());
