@@ -13,6 +13,8 @@
 //!   for a whole file or split, by default). A split's first block is found by
 //!   the core's sans-IO `SplitSeeker` with a few GETs around its start, so N workers reading
 //!   [`AvroObject::splits`]`(N)` see every record exactly once.
+//! - [`ObjectReaderBuilder::open_reader`] reads a whole file with a HEAD and one streamed
+//!   GET, its header parsed from the same stream.
 //! - [`ObjectWriter`] runs the core's blocking `Writer` into a multipart upload: the object
 //!   appears whole at `finish`, and a failure aborts the upload.
 //! - [`blocking`]: `Read + Seek` and `Write` adapters for synchronous code (the CLI), and with
