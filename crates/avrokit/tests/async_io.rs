@@ -254,6 +254,36 @@ fn a_dropped_next_future_loses_nothing() {
 }
 
 #[test]
+fn a_file_of_empty_blocks_still_yields_to_the_runtime() {
+    // 50,000 empty blocks (count 0, size 0, sync marker: 18 bytes each) after the header of a
+    // file with no records, read from memory (always ready): only the reader's own yields
+    // can return `Pending`, and it must yield every 64 KiB or so.
+    let mut file = blocking_file(Codec::Null, 0, 37);
+    for _ in 0..50_000 {
+        file.extend_from_slice(&[0, 0]);
+        file.extend_from_slice(&SYNC);
+    }
+    assert_eq!(blocking_outcome(&file), (Vec::new(), None));
+    let rt = rt();
+    rt.block_on(async {
+        let mut r = AsyncReader::new(&file[..]).await.unwrap();
+        let mut pendings = 0;
+        let end = loop {
+            let once = {
+                let mut next = std::pin::pin!(r.next());
+                futures::poll!(next.as_mut())
+            };
+            match once {
+                Poll::Pending => pendings += 1,
+                Poll::Ready(end) => break end,
+            }
+        };
+        assert!(end.is_none());
+        assert!(pendings >= 10, "{pendings} yields");
+    });
+}
+
+#[test]
 fn records_read_with_next_are_not_read_again_by_a_stream() {
     let rt = rt();
     let file = blocking_file(Codec::Snappy, 100, 37);

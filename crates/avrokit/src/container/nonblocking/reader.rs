@@ -32,8 +32,8 @@ pub const DEFAULT_OFFLOAD_THRESHOLD: usize = 1 << 20;
 /// fill it, as the blocking reader's does.
 const FIRST_BUFFER: usize = 8 * 1024;
 
-/// The reader yields to the runtime once it has decoded (or decompressed inline) this many
-/// bytes since it last did: about one default block, well under a millisecond of work.
+/// The reader yields to the runtime once it has framed and decoded this many bytes since it
+/// last did: about one default block, well under a millisecond of work.
 const YIELD_AFTER: usize = 64 * 1024;
 
 /// What a decompression on the blocking pool hands back: the decoding state and the payload
@@ -139,9 +139,9 @@ impl ValueReader {
 ///   completed it, and its records are decoded one at a time, each when it is asked for
 ///   (nothing is decoded ahead of the consumer, and no `Vec` of a block's records is built).
 /// - The reader yields to the runtime (returns `Pending` once, after asking to be woken at
-///   once) whenever it has decoded or decompressed 64 KiB since it last did, so a long file
-///   cannot monopolise a worker thread, even when its input is always ready and however large
-///   its blocks are.
+///   once) whenever it has read and decoded 64 KiB since it last did, so a long file cannot
+///   monopolise a worker thread, even when its input is always ready, however large its
+///   blocks are and however many empty ones it holds.
 /// - A compressed block whose stored payload is at least [`DEFAULT_OFFLOAD_THRESHOLD`] bytes
 ///   (1 MiB; change it with [`set_offload_threshold`](Self::set_offload_threshold)) is
 ///   decompressed on tokio's blocking thread pool (`spawn_blocking`) instead, when the reader
@@ -198,7 +198,7 @@ pub struct AsyncReader<R> {
     offload: Option<usize>,
     split_end: Option<u64>,
     done: bool,
-    /// Bytes decoded or decompressed inline since the reader last yielded to the runtime.
+    /// Bytes framed and decoded since the reader last yielded to the runtime.
     since_yield: usize,
     matched: SchemaMatch,
 }
@@ -400,16 +400,17 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
     #[inline]
     fn poll_record(&mut self, cx: &mut Context<'_>) -> Poll<Result<bool>> {
         loop {
-            if self.cur.remaining() > 0 {
-                if self.since_yield >= YIELD_AFTER {
-                    self.since_yield = 0;
-                    cx.waker().wake_by_ref();
-                    return Poll::Pending;
-                }
-                return Poll::Ready(Ok(true));
-            }
-            if self.done {
+            let left = self.cur.remaining() > 0;
+            if !left && self.done {
                 return Poll::Ready(Ok(false));
+            }
+            if self.since_yield >= YIELD_AFTER {
+                self.since_yield = 0;
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            if left {
+                return Poll::Ready(Ok(true));
             }
             match self.poll_block(cx) {
                 Poll::Ready(Ok(true)) => {}
@@ -518,6 +519,8 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
                 BlockEvent::NeedInput => false,
             };
             self.input.consume(n);
+            // Framing is work too: a file of empty blocks must not run without yielding.
+            self.since_yield += n;
             if done {
                 break;
             }
@@ -536,9 +539,6 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
                 (decoding, raw, loaded)
             }));
             return self.poll_block(cx);
-        }
-        if self.codec != Codec::Null {
-            self.since_yield += self.raw.len();
         }
         let Some(decoding) = &mut self.decoding else {
             return Poll::Ready(Err(self.lost()));
