@@ -8,10 +8,13 @@
 //!   once by the core's `HeaderDecoder`, into an [`AvroObject`].
 //! - [`AvroObject::reader`] and [`AvroObject::split_reader`] return the core's
 //!   [`AsyncReader`](avrokit::container::AsyncReader) (`next`, `into_stream`,
-//!   `into_serde_stream`) over a [`RangeReader`]: an `AsyncRead` of ranged GETs that grow to
-//!   the chunk size, with a bounded number running ahead. A split's first block is found by
+//!   `into_serde_stream`) over a [`RangeReader`]: an `AsyncRead` of GETs whose bodies are
+//!   streamed into the decoder as they arrive, a bounded number of bytes ahead of it (one GET
+//!   for a whole file or split, by default). A split's first block is found by
 //!   the core's sans-IO `SplitSeeker` with a few GETs around its start, so N workers reading
 //!   [`AvroObject::splits`]`(N)` see every record exactly once.
+//! - [`ObjectReaderBuilder::open_reader`] reads a whole file with a HEAD and one streamed
+//!   GET, its header parsed from the same stream.
 //! - [`ObjectWriter`] runs the core's blocking `Writer` into a multipart upload: the object
 //!   appears whole at `finish`, and a failure aborts the upload.
 //! - [`blocking`]: `Read + Seek` and `Write` adapters for synchronous code (the CLI), and with
@@ -44,12 +47,15 @@
 //! ```
 //!
 //! # Memory, time and errors
-//! - A reader holds at most `(read_ahead + 1) × chunk size` of fetched bytes (default 3 ×
-//!   8 MiB) plus the block being decoded (bounded by the core's `Limits`); a writer about
-//!   `(max_concurrency + 1) × part size` (default 5 × 8 MiB).
+//! - A reader holds at most `(read_ahead + 1) × buffer size` of fetched bytes (default 8 MiB
+//!   when one GET covers the read, at most 3 × 8 MiB otherwise) plus the block being decoded
+//!   (bounded by the core's `Limits`); a writer about `(max_concurrency + 1) × part size`
+//!   (default 5 × 8 MiB).
 //! - Every request has a timeout (default 30 s, [`ObjectReaderBuilder::with_timeout`],
-//!   [`UploadOptions::with_timeout`]) around the store's own retries, so a store that stops
-//!   answering is an [`ErrorKind::Timeout`] error, never a hang.
+//!   [`UploadOptions::with_timeout`]) around the store's own retries, and so does each piece
+//!   of a streamed body while the reader waits for it, so a store that stops answering is an
+//!   [`ErrorKind::Timeout`] error, never a hang. A body that breaks after some bytes came is
+//!   asked for again from where it broke (pinned to the same version).
 //! - A GET that returns fewer bytes than asked, or an object that changed since it was opened
 //!   (reads are pinned to its ETag), is an error; a file cut short reads as the core reads
 //!   one: the records of its whole blocks, then an `Eof` error with the offset. Errors name
@@ -74,8 +80,8 @@ mod write;
 pub use error::{Error, ErrorKind, Result};
 pub use object_store;
 pub use read::{
-    split_ranges, AvroObject, ObjectReaderBuilder, DEFAULT_CHUNK_SIZE, DEFAULT_READ_AHEAD,
-    DEFAULT_TIMEOUT,
+    split_ranges, AvroObject, ObjectReaderBuilder, DEFAULT_BUFFER_SIZE, DEFAULT_CHUNK_SIZE,
+    DEFAULT_READ_AHEAD, DEFAULT_TIMEOUT,
 };
 pub use source::RangeReader;
 pub use store_url::{is_url, store_from_url};

@@ -17,10 +17,14 @@ use object_store::ObjectStore;
 use crate::error::{Error, ErrorKind, Result};
 use crate::source::{FetchOptions, RangeReader, Source};
 
-/// The default size of one ranged GET once reading is sequential (8 MiB).
-pub const DEFAULT_CHUNK_SIZE: usize = 8 << 20;
-/// The default number of GETs in flight ahead of the one being consumed.
+/// The default size of the largest GET (1 GiB): a file or split up to that size is read with
+/// one GET, streamed.
+pub const DEFAULT_CHUNK_SIZE: usize = 1 << 30;
+/// The default number of GETs in flight ahead of the one being read (when a read takes more
+/// than one).
 pub const DEFAULT_READ_AHEAD: usize = 2;
+/// The default number of bytes one GET may receive ahead of the reader (8 MiB).
+pub const DEFAULT_BUFFER_SIZE: usize = 8 << 20;
 /// The default time one request may take, from sending it to its last byte (30 s).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -75,8 +79,9 @@ impl Default for ObjectReaderBuilder {
 }
 
 impl ObjectReaderBuilder {
-    /// Default limits, the file's schema, 8 MiB GETs with 2 more in flight, a 30 s timeout
-    /// per request, reads pinned to the version first seen.
+    /// Default limits, the file's schema, streamed GETs of up to 1 GiB each buffering at most
+    /// 8 MiB ahead of the reader (2 more in flight when a read takes several), a 30 s timeout
+    /// per request and per piece of a body, reads pinned to the version first seen.
     pub fn new() -> ObjectReaderBuilder {
         ObjectReaderBuilder {
             limits: Limits::default(),
@@ -86,6 +91,7 @@ impl ObjectReaderBuilder {
                 first_chunk: FIRST_CHUNK,
                 chunk: DEFAULT_CHUNK_SIZE,
                 read_ahead: DEFAULT_READ_AHEAD,
+                buffer: DEFAULT_BUFFER_SIZE,
                 timeout: DEFAULT_TIMEOUT,
                 pin_version: true,
             },
@@ -113,8 +119,11 @@ impl ObjectReaderBuilder {
         self
     }
 
-    /// The size of one ranged GET once reading is sequential (at least 1 byte; default
-    /// 8 MiB). Reads start with smaller GETs and double up to this.
+    /// The size of the largest GET (at least 1 byte; default 1 GiB). A whole file or split is
+    /// asked for at once, in GETs of this size; reads after a seek and the end of a split's
+    /// last block start with smaller GETs that double up to this. Smaller GETs with more
+    /// read-ahead ([`with_read_ahead`](Self::with_read_ahead)) spread one read over several
+    /// connections, which can be faster against a distant store than one connection.
     #[must_use]
     pub fn with_chunk_size(mut self, bytes: usize) -> ObjectReaderBuilder {
         self.fetch.chunk = bytes.max(1);
@@ -122,18 +131,18 @@ impl ObjectReaderBuilder {
         self
     }
 
-    /// How many GETs run ahead of the one being consumed (default 2): memory is bounded by
-    /// `(read_ahead + 1) × chunk size` per reader.
+    /// How many GETs run ahead of the one being read (default 2), when a read takes more than
+    /// one: memory is bounded by `(read_ahead + 1) × buffer size` per reader.
     #[must_use]
     pub fn with_read_ahead(mut self, chunks: usize) -> ObjectReaderBuilder {
         self.fetch.read_ahead = chunks;
         self
     }
 
-    /// The longest one request may take, from sending it to its last byte (default 30 s): a
-    /// store that stops answering gives an [`ErrorKind::Timeout`] error, never a hang. The
-    /// store's own timeouts and retries (object_store's `ClientOptions`, `RetryConfig`) run
-    /// inside this one.
+    /// The longest a request may wait for its answer, and a streamed GET for each next piece
+    /// of its body while the reader waits for it (default 30 s): a store that stops answering
+    /// gives an [`ErrorKind::Timeout`] error, never a hang. The store's own timeouts and
+    /// retries (object_store's `ClientOptions`, `RetryConfig`) run inside this one.
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> ObjectReaderBuilder {
         self.fetch.timeout = timeout;
@@ -150,6 +159,16 @@ impl ObjectReaderBuilder {
         self
     }
 
+    /// How many bytes one GET may receive ahead of the reader (default 8 MiB, at least 1 byte,
+    /// at most 1 GiB): past that it stops reading its connection until the reader catches
+    /// up, so TCP holds the server back. The GET's bytes overlap with decoding as long as
+    /// they arrive faster than they are decoded.
+    #[must_use]
+    pub fn with_buffer_size(mut self, bytes: usize) -> ObjectReaderBuilder {
+        self.fetch.buffer = bytes.clamp(1, 1 << 30);
+        self
+    }
+
     pub(crate) fn fetch_options(&self) -> FetchOptions {
         self.fetch
     }
@@ -163,6 +182,47 @@ impl ObjectReaderBuilder {
             b = b.with_schema_cache(c);
         }
         b
+    }
+
+    /// A reader of every record of the container file at `path`, with as few requests as it
+    /// takes: a HEAD for its size and version, then one GET of the whole object (when it is at
+    /// most the chunk size), streamed, whose first bytes are the header. Use
+    /// [`open`](Self::open) instead to read splits, or several readers of one file.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::sync::Arc;
+    /// use avrokit::container::Writer;
+    /// use avrokit::{Schema, Value};
+    /// use avrokit_object_store::ObjectReaderBuilder;
+    /// use futures::TryStreamExt;
+    /// use object_store::{memory::InMemory, path::Path, ObjectStore, ObjectStoreExt};
+    ///
+    /// let mut w = Writer::new(Vec::new(), &Schema::parse_str(r#""long""#)?)?;
+    /// w.append(&Value::Long(7))?;
+    /// let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    /// store.put(&Path::from("a.avro"), w.into_inner()?.into()).await?;
+    ///
+    /// let reader = ObjectReaderBuilder::new().open_reader(store, &Path::from("a.avro")).await?;
+    /// let records: Vec<Value> = reader.into_stream().try_collect().await?;
+    /// assert_eq!(records, [Value::Long(7)]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`open`](Self::open).
+    pub async fn open_reader(
+        self,
+        store: Arc<dyn ObjectStore>,
+        path: &Path,
+    ) -> Result<AsyncReader<RangeReader>> {
+        let src = Arc::new(Source::open(store, path.clone(), self.fetch).await?);
+        let len = src.len();
+        let input = RangeReader::sized(src, 0..len, len);
+        Ok(self.core().build_async(input).await?)
     }
 
     /// Opens the container file at `path`: a HEAD for its size and version, then GETs for its
@@ -308,13 +368,16 @@ impl AvroObject {
         split_ranges(self.len(), n)
     }
 
-    /// The bytes `range` of the object as an `AsyncRead`, with the reader's chunking,
-    /// read-ahead and timeouts.
+    /// The bytes `range` of the object as an `AsyncRead`: all of them asked for at once (in
+    /// GETs of at most the chunk size), streamed, with the reader's buffering, read-ahead and
+    /// timeouts.
     pub fn range_reader(&self, range: Range<u64>) -> RangeReader {
-        RangeReader::new(self.src.clone(), range)
+        let len = range.end.saturating_sub(range.start);
+        RangeReader::sized(self.src.clone(), range, len)
     }
 
-    /// A reader of every record, from the first block on (the header is not fetched again).
+    /// A reader of every record, from the first block on (the header is not fetched again):
+    /// one streamed GET of the rest of the file, when it is at most the chunk size.
     ///
     /// # Errors
     /// A reader schema that cannot be resolved against the file's.
@@ -329,8 +392,9 @@ impl AvroObject {
 
     /// A reader of the records of the split `range`: the blocks whose preceding sync marker
     /// starts in it (the rule of [`avrokit::container::Reader::seek_split`]). The split's
-    /// first block is found with ranged GETs around `range.start` ([`SplitSeeker`]); reading
-    /// then runs past `range.end` only to finish the split's last block.
+    /// first block is found with ranged GETs around `range.start` ([`SplitSeeker`]); then one
+    /// streamed GET asks for the split and 256 KiB past its end, and reading runs past
+    /// `range.end` only to finish the split's last block.
     ///
     /// # Errors
     /// A failing store while seeking, or a reader schema that cannot be resolved.
@@ -338,7 +402,14 @@ impl AvroObject {
         let len = self.len();
         let first = self.first_block(range.clone()).await?;
         let at = first.unwrap_or(len);
-        let input = self.range_reader(if first.is_some() { at..len } else { len..len });
+        // The split and a little more at once: its last block most likely ends within
+        // `first_chunk` of its end; if not, more is asked for one GET at a time.
+        let ask = range.end.saturating_sub(at) + self.options.fetch.first_chunk as u64;
+        let input = RangeReader::sized(
+            self.src.clone(),
+            if first.is_some() { at..len } else { len..len },
+            ask,
+        );
         let mut reader = self
             .options
             .core()

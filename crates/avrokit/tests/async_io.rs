@@ -224,6 +224,87 @@ fn large_blocks_decode_on_the_blocking_pool_of_a_multi_thread_runtime() {
 }
 
 #[test]
+fn a_dropped_next_future_loses_nothing() {
+    // Each `next` is polled once and dropped whatever it says, over an input that returns
+    // `Pending` often, with blocks decompressed on the blocking pool: the reader keeps its
+    // place in the block it is reading and picks up the decompression in flight.
+    let rt = rt();
+    for codec in codecs() {
+        let file = blocking_file(codec, 300, 37);
+        let want = blocking_outcome(&file);
+        let got = rt.block_on(async {
+            let mut r = AsyncReader::new(Trickle::new(&file, 7)).await.unwrap();
+            r.set_offload_threshold(Some(0));
+            let mut out = Vec::new();
+            loop {
+                let once = {
+                    let mut next = std::pin::pin!(r.next());
+                    futures::poll!(next.as_mut())
+                };
+                match once {
+                    Poll::Ready(Some(v)) => out.push(v),
+                    Poll::Ready(None) => break,
+                    Poll::Pending => tokio::task::yield_now().await,
+                }
+            }
+            outcome_of(out)
+        });
+        assert_eq!(got, want, "{codec:?}");
+    }
+}
+
+#[test]
+fn a_file_of_empty_blocks_still_yields_to_the_runtime() {
+    // 50,000 empty blocks (count 0, size 0, sync marker: 18 bytes each) after the header of a
+    // file with no records, read from memory (always ready): only the reader's own yields
+    // can return `Pending`, and it must yield every 64 KiB or so.
+    let mut file = blocking_file(Codec::Null, 0, 37);
+    for _ in 0..50_000 {
+        file.extend_from_slice(&[0, 0]);
+        file.extend_from_slice(&SYNC);
+    }
+    assert_eq!(blocking_outcome(&file), (Vec::new(), None));
+    let rt = rt();
+    rt.block_on(async {
+        let mut r = AsyncReader::new(&file[..]).await.unwrap();
+        let mut pendings = 0;
+        let end = loop {
+            let once = {
+                let mut next = std::pin::pin!(r.next());
+                futures::poll!(next.as_mut())
+            };
+            match once {
+                Poll::Pending => pendings += 1,
+                Poll::Ready(end) => break end,
+            }
+        };
+        assert!(end.is_none());
+        assert!(pendings >= 10, "{pendings} yields");
+    });
+}
+
+#[test]
+fn records_read_with_next_are_not_read_again_by_a_stream() {
+    let rt = rt();
+    let file = blocking_file(Codec::Snappy, 100, 37);
+    rt.block_on(async {
+        let mut r = AsyncReader::new(&file[..]).await.unwrap();
+        for i in 0..10 {
+            assert_eq!(r.next().await.unwrap().unwrap(), record(i));
+        }
+        let plan = DePlan::compile(r.schema()).unwrap();
+        let rest: Vec<R> = r
+            .into_serde_stream(&plan)
+            .unwrap()
+            .try_collect()
+            .await
+            .unwrap();
+        assert_eq!(rest.len(), 90);
+        assert_eq!(rest[0].id, 10);
+    });
+}
+
+#[test]
 fn serde_writes_match_value_writes() {
     let rt = rt();
     let file = rt.block_on(async {

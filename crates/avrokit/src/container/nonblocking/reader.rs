@@ -1,19 +1,20 @@
 //! [`AsyncReader`]: container files from a `tokio::io::AsyncRead`, records as a `Stream`.
 
-use std::collections::VecDeque;
 use std::fmt;
-use std::future::poll_fn;
+use std::future::{poll_fn, Future};
+use std::marker::PhantomData;
 use std::pin::Pin;
-use std::task::Poll;
+use std::task::{Context, Poll};
 
 use futures::Stream;
 use tokio::io::{AsyncRead, ReadBuf};
+use tokio::task::JoinHandle;
 
 use crate::container::codec::Codec;
 use crate::container::framing::{
     BlockDecoder, BlockEvent, BlockHeader, Header, HeaderDecoder, SYNC_SIZE,
 };
-use crate::container::reader::{codec_of, schema_and_min_size, BlockDecoding};
+use crate::container::reader::{codec_of, schema_and_min_size, BlockDecoding, Cursor};
 use crate::container::{ReaderBuilder, SchemaMatch};
 use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
@@ -23,16 +24,21 @@ use crate::schema::Schema;
 use crate::serde::DePlan;
 use crate::value::{read_value, read_value_resolved, Value};
 
-/// Blocks whose stored payload is at least this many bytes are decoded on tokio's blocking
-/// pool by default (see [`AsyncReader::set_offload_threshold`]).
+/// Blocks whose stored payload is at least this many bytes are decompressed on tokio's
+/// blocking pool by default (see [`AsyncReader::set_offload_threshold`]).
 pub const DEFAULT_OFFLOAD_THRESHOLD: usize = 1 << 20;
 
 /// The first size of the input buffer; it doubles up to the builder's capacity while reads
 /// fill it, as the blocking reader's does.
 const FIRST_BUFFER: usize = 8 * 1024;
 
-/// The records of one block, and the error that ended them (the reader is then done).
-type Batch<T> = (Vec<T>, Option<Error>);
+/// The reader yields to the runtime once it has framed and decoded this many bytes since it
+/// last did: about one default block, well under a millisecond of work.
+const YIELD_AFTER: usize = 64 * 1024;
+
+/// What a decompression on the blocking pool hands back: the decoding state and the payload
+/// buffer it borrowed, and the block with its decompressed length.
+type Job = (BlockDecoding, Vec<u8>, Result<(BlockHeader, usize)>);
 
 /// An `AsyncRead` with a growing buffer, read as the blocking reader reads its stream:
 /// `Interrupted` is retried, and errors carry the offset of the failed read.
@@ -59,7 +65,8 @@ impl<R: AsyncRead + Unpin> Input<R> {
     }
 
     /// The buffered bytes, reading more when none are left: empty at the end of the input.
-    async fn fill_buf(&mut self) -> Result<&[u8]> {
+    /// A `Pending` poll leaves nothing half done: the next poll reads into the same buffer.
+    fn poll_fill_buf(&mut self, cx: &mut Context<'_>) -> Poll<Result<&[u8]>> {
         if self.pos >= self.end {
             self.base += self.end as u64;
             if self.end == self.buf.len() && self.buf.len() < self.capacity {
@@ -68,19 +75,29 @@ impl<R: AsyncRead + Unpin> Input<R> {
             }
             self.pos = 0;
             self.end = 0;
-            let (inner, buf) = (&mut self.inner, &mut self.buf);
-            let n = poll_fn(|cx| loop {
-                let mut rb = ReadBuf::new(buf);
-                match Pin::new(&mut *inner).poll_read(cx, &mut rb) {
+            let n = loop {
+                let mut rb = ReadBuf::new(&mut self.buf);
+                match Pin::new(&mut self.inner).poll_read(cx, &mut rb) {
                     Poll::Ready(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Poll::Ready(r) => return Poll::Ready(r.map(|()| rb.filled().len())),
+                    Poll::Ready(Ok(())) => break rb.filled().len(),
+                    Poll::Ready(Err(e)) => {
+                        return Poll::Ready(Err(Error::io(e).or_offset(self.base)))
+                    }
                     Poll::Pending => return Poll::Pending,
                 }
-            })
-            .await
-            .map_err(|e| Error::io(e).or_offset(self.base))?;
+            };
             self.end = n;
         }
+        Poll::Ready(Ok(&self.buf[self.pos..self.end]))
+    }
+
+    async fn fill_buf(&mut self) -> Result<&[u8]> {
+        poll_fn(|cx| match self.poll_fill_buf(cx) {
+            Poll::Ready(Ok(_)) => Poll::Ready(Ok(())),
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => Poll::Pending,
+        })
+        .await?;
         Ok(&self.buf[self.pos..self.end])
     }
 
@@ -117,24 +134,28 @@ impl ValueReader {
 ///
 /// # What runs where
 /// - Reading bytes is async: the reader awaits its input and never blocks a thread on it.
-/// - A block is the unit of work. Once its last byte has arrived, it is decompressed and all
-///   its records decoded in one go, synchronously, inside the `poll` that completed it; the
-///   records then come out of a buffer without further work. After decoding a block inline
-///   the reader yields to the runtime once before it reads the next block, so a long file
-///   cannot monopolise a worker thread (even when its input is always ready).
-/// - A block whose stored payload is at least [`DEFAULT_OFFLOAD_THRESHOLD`] bytes (1 MiB;
-///   change it with [`set_offload_threshold`](Self::set_offload_threshold)) is decompressed
-///   and decoded on tokio's blocking thread pool (`spawn_blocking`) instead, when the reader is
-///   polled inside a tokio runtime; outside one it is decoded inline. The default 64 KiB blocks
-///   of avrokit and Java writers take well under a millisecond to decode, so they stay inline.
+/// - A block's payload is read whole (its sync marker checked) before any of its records is
+///   decoded, as the blocking reader does. It is then decompressed, inside the `poll` that
+///   completed it, and its records are decoded one at a time, each when it is asked for
+///   (nothing is decoded ahead of the consumer, and no `Vec` of a block's records is built).
+/// - The reader yields to the runtime (returns `Pending` once, after asking to be woken at
+///   once) whenever it has read and decoded 64 KiB since it last did, so a long file cannot
+///   monopolise a worker thread, even when its input is always ready, however large its
+///   blocks are and however many empty ones it holds.
+/// - A compressed block whose stored payload is at least [`DEFAULT_OFFLOAD_THRESHOLD`] bytes
+///   (1 MiB; change it with [`set_offload_threshold`](Self::set_offload_threshold)) is
+///   decompressed on tokio's blocking thread pool (`spawn_blocking`) instead, when the reader
+///   is polled inside a tokio runtime; outside one it is decompressed inline. The default
+///   64 KiB blocks of avrokit and Java writers decompress in well under a millisecond, so
+///   they stay inline.
 ///
-/// Memory: one block's stored payload, its decompressed bytes and its decoded records, each
-/// bounded by [`Limits::max_alloc`] as in the blocking reader.
+/// Memory: one block's stored payload and its decompressed bytes, each bounded by
+/// [`Limits::max_alloc`] as in the blocking reader, and the record being decoded.
 ///
 /// # Cancellation
-/// Dropping a pending `next` future loses at most the block being read; the reader is then
-/// positioned inside that block, so it refuses to continue ([`ErrorKind::Container`]) rather
-/// than misread the rest.
+/// Dropping a pending `next` future (or a stream) loses nothing: the reader keeps the part of
+/// a block it has read, and a block decompressing on the blocking pool is taken up by the
+/// next call. So `next` can be raced in `select!` or given a timeout and called again.
 ///
 /// # Examples
 /// ```
@@ -166,18 +187,19 @@ pub struct AsyncReader<R> {
     codec: Codec,
     limits: Limits,
     framer: BlockDecoder,
-    /// `None` while a block decodes on the blocking pool (or after that was cancelled).
+    /// `None` while a block decompresses on the blocking pool.
     decoding: Option<BlockDecoding>,
-    /// The current block's payload as stored.
+    /// The current block's payload as stored (the records of a `null` block are read here).
     raw: Vec<u8>,
+    /// The records of the current block not read yet.
+    cur: Cursor,
+    /// A block decompressing on the blocking pool.
+    job: Option<JoinHandle<Job>>,
     offload: Option<usize>,
     split_end: Option<u64>,
     done: bool,
-    /// The last block was decoded inline: yield to the runtime before reading the next.
-    yield_first: bool,
-    /// Records of the current block not yet returned by `next`, and the error after them.
-    pending: VecDeque<Value>,
-    pending_err: Option<Error>,
+    /// Bytes framed and decoded since the reader last yielded to the runtime.
+    since_yield: usize,
     matched: SchemaMatch,
 }
 
@@ -200,9 +222,11 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
         let limits = options.limits;
         let (schema, min_record_size) = schema_and_min_size(options.cache.as_ref(), &header)?;
         let codec = codec_of(&header)?;
+        let framer = BlockDecoder::at(header.sync_marker(), offset, limits);
         let mut reader = AsyncReader {
             input,
-            framer: BlockDecoder::at(header.sync_marker(), offset, limits),
+            cur: Cursor::empty(framer.current()),
+            framer,
             header,
             reader_schema: schema.clone(),
             values: ValueReader::Writer(schema.clone()),
@@ -211,12 +235,11 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
             limits,
             decoding: Some(BlockDecoding::new(codec, min_record_size, limits)?),
             raw: Vec::new(),
+            job: None,
             offload: Some(DEFAULT_OFFLOAD_THRESHOLD),
             split_end: None,
             done: false,
-            yield_first: false,
-            pending: VecDeque::new(),
-            pending_err: None,
+            since_yield: 0,
             matched: SchemaMatch::default(),
         };
         if let Some(rs) = &options.reader_schema {
@@ -279,8 +302,9 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
         Ok(())
     }
 
-    /// Blocks whose stored payload is at least `bytes` are decoded on tokio's blocking pool
-    /// (`None`: every block is decoded inline). See [What runs where](Self#what-runs-where).
+    /// Compressed blocks whose stored payload is at least `bytes` are decompressed on tokio's
+    /// blocking pool (`None`: every block is decompressed inline). See
+    /// [What runs where](Self#what-runs-where).
     pub fn set_offload_threshold(&mut self, bytes: Option<usize>) {
         self.offload = bytes;
     }
@@ -299,16 +323,7 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
     /// # Errors
     /// As the blocking reader's iterator: a corrupt or truncated file, a failing input.
     pub async fn next(&mut self) -> Option<Result<Value>> {
-        if self.pending.is_empty() && self.pending_err.is_none() {
-            let values = self.values.clone();
-            let (records, err) = self.next_batch(move |dec| values.read(dec)).await?;
-            self.pending = records.into();
-            self.pending_err = err;
-        }
-        match self.pending.pop_front() {
-            Some(v) => Some(Ok(v)),
-            None => self.pending_err.take().map(Err),
-        }
+        poll_fn(|cx| self.poll_value(cx)).await
     }
 
     /// The remaining records as a stream of [`Value`]s, ending after the first error.
@@ -316,16 +331,13 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
     where
         R: Send,
     {
-        futures::stream::unfold(self, |mut r| async move {
-            let v = r.next().await?;
-            Some((v, r))
-        })
+        ValueStream(self)
     }
 
     /// The remaining records as a stream of `T`s read through `plan`, ending after the first
     /// error. As with [`Reader::next_serde`](crate::container::Reader::next_serde), the plan's
-    /// writer schema must be the file's: compile it from [`schema()`](Self::schema). Records
-    /// buffered for [`next`](Self::next) are not part of the stream: call this before `next`.
+    /// writer schema must be the file's: compile it from [`schema()`](Self::schema). The
+    /// stream starts at the reader's next record (after those [`next`](Self::next) returned).
     ///
     /// # Examples
     /// ```
@@ -364,85 +376,139 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
                 "into_serde_stream: the plan's writer schema is not the file's schema",
             ));
         }
-        let plan = plan.clone();
-        let state = (self, VecDeque::<T>::new(), None::<Error>);
-        Ok(futures::stream::unfold(
-            state,
-            move |(mut r, mut queue, mut err)| {
-                let plan = plan.clone();
-                async move {
-                    if queue.is_empty() && err.is_none() {
-                        let (records, e) = r
-                            .next_batch(move |dec| crate::serde::deserialize_from(dec, &plan))
-                            .await?;
-                        queue = records.into();
-                        err = e;
-                    }
-                    let item = match queue.pop_front() {
-                        Some(v) => Ok(v),
-                        None => Err(err.take()?),
-                    };
-                    Some((item, (r, queue, err)))
+        Ok(SerdeStream {
+            reader: self,
+            plan: plan.clone(),
+            _records: PhantomData,
+        })
+    }
+
+    /// The next record as a [`Value`] (the poll behind `next` and `into_stream`).
+    fn poll_value(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Value>>> {
+        match self.poll_record(cx) {
+            Poll::Ready(Ok(true)) => {
+                Poll::Ready(Some(self.read_record(|dec, values| values.read(dec))))
+            }
+            Poll::Ready(Ok(false)) => Poll::Ready(None),
+            Poll::Ready(Err(e)) => Poll::Ready(Some(Err(e))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// Polls until a record is at the cursor (`true`), the file or split ends (`false`), or an
+    /// error ends the reader. Yields to the runtime after [`YIELD_AFTER`] bytes of work.
+    #[inline]
+    fn poll_record(&mut self, cx: &mut Context<'_>) -> Poll<Result<bool>> {
+        loop {
+            let left = self.cur.remaining() > 0;
+            if !left && self.done {
+                return Poll::Ready(Ok(false));
+            }
+            if self.since_yield >= YIELD_AFTER {
+                self.since_yield = 0;
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            if left {
+                return Poll::Ready(Ok(true));
+            }
+            match self.poll_block(cx) {
+                Poll::Ready(Ok(true)) => {}
+                Poll::Ready(Ok(false)) => {
+                    self.done = true;
+                    return Poll::Ready(Ok(false));
                 }
-            },
-        ))
+                Poll::Ready(Err(e)) => {
+                    self.done = true;
+                    return Poll::Ready(Err(e));
+                }
+                Poll::Pending => return Poll::Pending,
+            }
+        }
     }
 
-    /// The records of the next block decoded with `f` (and the error that ended them); `None`
-    /// at the end of the file or split, and after an error.
-    async fn next_batch<T, F>(&mut self, f: F) -> Option<Batch<T>>
-    where
-        T: Send + 'static,
-        F: for<'de> FnMut(&mut Decoder<'de>) -> Result<T> + Send + 'static,
-    {
-        if self.done {
-            return None;
-        }
-        if std::mem::take(&mut self.yield_first) {
-            // Between blocks, where a dropped future loses nothing.
-            YieldNow(false).await;
-        }
-        let batch = match self.next_frame().await {
-            Ok(None) => None,
-            Ok(Some(h)) => Some(self.decode(h, f).await),
-            Err(e) => Some((Vec::new(), Some(e))),
+    /// Reads the record at the cursor (after `poll_record` said there is one) with `f`, which
+    /// gets the reader's [`ValueReader`]. An error ends the reader.
+    #[inline]
+    fn read_record<T>(
+        &mut self,
+        f: impl for<'de> FnOnce(&mut Decoder<'de>, &ValueReader) -> Result<T>,
+    ) -> Result<T> {
+        let Some(decoding) = &self.decoding else {
+            self.done = true;
+            return Err(Error::new(
+                ErrorKind::Container,
+                "no block is loaded: the reader cannot go on",
+            ));
         };
-        match &batch {
-            None | Some((_, Some(_))) => self.done = true,
-            Some(_) => {}
+        let before = self.cur.position();
+        let values = &self.values;
+        let r = self.cur.read(
+            decoding.bytes(&self.raw),
+            self.limits,
+            decoding.in_file(),
+            |dec| f(dec, values),
+        );
+        self.since_yield += self.cur.position() - before;
+        if r.is_err() {
+            self.done = true;
         }
-        batch
+        r
     }
 
-    /// Reads the next block's framing and payload (into `self.raw`).
-    async fn next_frame(&mut self) -> Result<Option<BlockHeader>> {
+    /// Loads the next block: `true` when its records are at the cursor, `false` at the end of
+    /// the file or split.
+    fn poll_block(&mut self, cx: &mut Context<'_>) -> Poll<Result<bool>> {
+        if let Some(job) = &mut self.job {
+            let r = match Pin::new(job).poll(cx) {
+                Poll::Ready(r) => r,
+                Poll::Pending => return Poll::Pending,
+            };
+            self.job = None;
+            return Poll::Ready(match r {
+                Ok((decoding, raw, loaded)) => {
+                    self.decoding = Some(decoding);
+                    self.raw = raw;
+                    loaded.map(|(h, len)| {
+                        self.cur = Cursor::new(&h, len);
+                        true
+                    })
+                }
+                Err(e) => Err(Error::new(
+                    ErrorKind::Container,
+                    format!(
+                        "decompressing block {} on the blocking pool failed: {e}",
+                        self.framer.current().index
+                    ),
+                )),
+            });
+        }
         if let Some(end) = self.split_end {
             if self.framer.is_at_boundary() && self.framer.offset() - SYNC_SIZE as u64 >= end {
-                return Ok(None);
+                return Poll::Ready(Ok(false));
             }
         }
-        if !self.framer.is_at_boundary() || self.decoding.is_none() {
-            return Err(Error::at(
-                ErrorKind::Container,
-                "the reader was cancelled in the middle of a block: it cannot go on",
-                self.framer.offset(),
-            ));
+        if self.decoding.is_none() {
+            return Poll::Ready(Err(self.lost()));
         }
-        let mut started: Option<BlockHeader> = None;
         loop {
-            let framer = &mut self.framer;
-            let buf = self.input.fill_buf().await?;
+            let buf = match self.input.poll_fill_buf(cx) {
+                Poll::Ready(Ok(buf)) => buf,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Pending => return Poll::Pending,
+            };
             if buf.is_empty() {
-                framer.finish()?;
-                return Ok(None);
+                return Poll::Ready(self.framer.finish().map(|()| false));
             }
-            let (n, event) = framer.decode(buf)?;
+            let (n, event) = match self.framer.decode(buf) {
+                Ok(r) => r,
+                Err(e) => return Poll::Ready(Err(e)),
+            };
             let done = match event {
                 BlockEvent::Start(h) => {
                     self.raw.clear();
                     // Trust a claimed size no further than 1 MiB: the rest grows as it arrives.
                     self.raw.reserve((h.size as usize).min(1 << 20));
-                    started = Some(h);
                     false
                 }
                 BlockEvent::Data(piece) => {
@@ -453,50 +519,83 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
                 BlockEvent::NeedInput => false,
             };
             self.input.consume(n);
+            // Framing is work too: a file of empty blocks must not run without yielding.
+            self.since_yield += n;
             if done {
-                return Ok(started);
+                break;
             }
         }
+        let h = *self.framer.current();
+        let offload = self.codec != Codec::Null
+            && self.offload.is_some_and(|t| self.raw.len() >= t)
+            && tokio::runtime::Handle::try_current().is_ok();
+        if offload {
+            let Some(mut decoding) = self.decoding.take() else {
+                return Poll::Ready(Err(self.lost()));
+            };
+            let raw = std::mem::take(&mut self.raw);
+            self.job = Some(tokio::task::spawn_blocking(move || {
+                let loaded = decoding.load(&h, &raw).map(|data| (h, data.len()));
+                (decoding, raw, loaded)
+            }));
+            return self.poll_block(cx);
+        }
+        let Some(decoding) = &mut self.decoding else {
+            return Poll::Ready(Err(self.lost()));
+        };
+        Poll::Ready(decoding.load(&h, &self.raw).map(|data| {
+            self.cur = Cursor::new(&h, data.len());
+            true
+        }))
     }
 
-    /// Decodes the block in `self.raw`, inline or on the blocking pool.
-    async fn decode<T, F>(&mut self, h: BlockHeader, mut f: F) -> Batch<T>
-    where
-        T: Send + 'static,
-        F: for<'de> FnMut(&mut Decoder<'de>) -> Result<T> + Send + 'static,
-    {
-        let mut decoding = self.decoding.take().expect("checked by next_frame");
-        let offload = self.offload.is_some_and(|t| self.raw.len() >= t)
-            && tokio::runtime::Handle::try_current().is_ok();
-        if !offload {
-            let mut out = Vec::new();
-            let r = decoding.decode(&h, &self.raw, &mut out, f);
-            self.decoding = Some(decoding);
-            self.yield_first = true;
-            return (out, r.err());
-        }
-        let raw = std::mem::take(&mut self.raw);
-        let job = tokio::task::spawn_blocking(move || {
-            let mut out = Vec::new();
-            let r = decoding.decode(&h, &raw, &mut out, &mut f);
-            (decoding, raw, out, r)
-        });
-        match job.await {
-            Ok((decoding, raw, out, r)) => {
-                self.decoding = Some(decoding);
-                self.raw = raw;
-                (out, r.err())
+    /// The error of a reader whose decoding state is gone (a panic on the blocking pool).
+    #[cold]
+    fn lost(&self) -> Error {
+        Error::at(
+            ErrorKind::Container,
+            "a block's decompression was lost: the reader cannot go on",
+            self.framer.offset(),
+        )
+    }
+}
+
+/// [`AsyncReader::into_stream`]: the reader's records as [`Value`]s.
+struct ValueStream<R>(AsyncReader<R>);
+
+impl<R: AsyncRead + Unpin> Stream for ValueStream<R> {
+    type Item = Result<Value>;
+
+    #[inline]
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Value>>> {
+        self.0.poll_value(cx)
+    }
+}
+
+/// [`AsyncReader::into_serde_stream`]: the reader's records as `T`s through a plan.
+struct SerdeStream<R, T> {
+    reader: AsyncReader<R>,
+    plan: DePlan,
+    _records: PhantomData<fn() -> T>,
+}
+
+impl<R: AsyncRead + Unpin, T: serde::de::DeserializeOwned> Stream for SerdeStream<R, T> {
+    type Item = Result<T>;
+
+    #[inline]
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<T>>> {
+        let this = self.get_mut();
+        match this.reader.poll_record(cx) {
+            Poll::Ready(Ok(true)) => {
+                let plan = &this.plan;
+                Poll::Ready(Some(
+                    this.reader
+                        .read_record(|dec, _| crate::serde::deserialize_from(dec, plan)),
+                ))
             }
-            Err(e) => (
-                Vec::new(),
-                Some(Error::new(
-                    ErrorKind::Container,
-                    format!(
-                        "decoding block {} (at byte {}) on the blocking pool failed: {e}",
-                        h.index, h.offset
-                    ),
-                )),
-            ),
+            Poll::Ready(Ok(false)) => Poll::Ready(None),
+            Poll::Ready(Err(e)) => Poll::Ready(Some(Err(e))),
+            Poll::Pending => Poll::Pending,
         }
     }
 }
@@ -545,23 +644,6 @@ impl ReaderBuilder {
     ) -> Result<AsyncReader<R>> {
         let input = Input::new(input, self.capacity, offset);
         AsyncReader::assemble(input, header, offset, self)
-    }
-}
-
-/// Returns `Pending` once (after asking to be woken at once), so that the runtime can run
-/// other tasks between two blocks.
-struct YieldNow(bool);
-
-impl std::future::Future for YieldNow {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
     }
 }
 

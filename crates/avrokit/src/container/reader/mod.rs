@@ -33,7 +33,7 @@ use self::input::Input;
 pub use self::parallel::{ParBlocks, ParRecords};
 pub use self::raw::RawBlock;
 #[cfg(feature = "tokio")]
-pub(crate) use self::records::BlockDecoding;
+pub(crate) use self::records::{BlockDecoding, Cursor};
 use crate::container::codec::{Codec, Decompressor};
 use crate::container::framing::{
     BlockDecoder, BlockEvent, BlockHeader, Header, HeaderDecoder, SYNC_SIZE,

@@ -1,5 +1,7 @@
-//! Decoding one whole block at a time: [`BlockDecoding`], shared by [`RawBlock::decode`]
-//! and the async reader, which both take a block's payload as a unit.
+//! Decoding blocks taken as a unit: [`BlockDecoding`] (decompression and the count check),
+//! shared by [`RawBlock::decode`] and the async reader, and [`Cursor`], the step that reads
+//! one record of a loaded block and checks it (the async reader reads its records one by one
+//! with it, as they are asked for; `BlockDecoding::decode` reads a whole block with it).
 //!
 //! The checks and error contexts are the [`Reader`](super::Reader)'s own (`checks.rs`): the
 //! same count check before decoding, a fresh decoder per record (so the per-datum budgets are
@@ -53,6 +55,18 @@ impl BlockDecoding {
         self.codec == Codec::Null
     }
 
+    /// The bytes of the block last [`load`](Self::load)ed from `payload`: `payload` itself for
+    /// the `null` codec, else the decompression buffer.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    #[inline]
+    pub(crate) fn bytes<'s>(&'s self, payload: &'s [u8]) -> &'s [u8] {
+        if self.codec == Codec::Null {
+            payload
+        } else {
+            &self.data
+        }
+    }
+
     /// Decompresses block `h`'s `payload` (into the reused buffer; a `null` block is used in
     /// place) and checks its count against the bytes.
     pub(crate) fn load<'s>(&'s mut self, h: &BlockHeader, payload: &'s [u8]) -> Result<&'s [u8]> {
@@ -81,27 +95,85 @@ impl BlockDecoding {
         let (limits, in_file) = (self.limits, self.in_file());
         let data = self.load(h, payload)?;
         out.reserve(h.count.min(4096) as usize);
-        let mut c = Current {
+        let mut c = Cursor::new(h, data.len());
+        while c.remaining() > 0 {
+            out.push(c.read(data, limits, in_file, &mut f)?);
+        }
+        Ok(())
+    }
+}
+
+/// Where the next record of a loaded block is, and how many are left.
+///
+/// [`read`](Self::read) is the record step of the [`Reader`](super::Reader): a fresh decoder
+/// per record over the block's bytes (so the per-datum budgets are the same), errors named
+/// with the block and the record, and the "records end early" check after the last one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Cursor(Current);
+
+impl Cursor {
+    /// At the first of block `h`'s records, which are `len` bytes (decompressed).
+    pub(crate) fn new(h: &BlockHeader, len: usize) -> Cursor {
+        Cursor(Current {
             in_input: false,
             pos: 0,
-            end: data.len(),
+            end: len,
             left: h.count,
             record: 0,
             header: *h,
-        };
-        while c.left > 0 {
-            let mut dec = Decoder::from_slice(&data[c.pos..]).with_limits(limits);
-            let v = f(&mut dec).map_err(|e| record_error(e, &c, in_file))?;
-            c.pos += dec.offset() as usize;
-            c.left -= 1;
-            c.record += 1;
-            if c.left == 0 && c.pos != c.end {
-                // As the Reader: the last record is not returned when the block's bytes do not
-                // end with it.
-                return Err(records_end_early(h, c.pos, c.end));
+        })
+    }
+
+    /// No records (before the first block).
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn empty(h: &BlockHeader) -> Cursor {
+        Cursor::new(&BlockHeader { count: 0, ..*h }, 0)
+    }
+
+    /// Records not read yet.
+    #[inline]
+    pub(crate) fn remaining(&self) -> u64 {
+        self.0.left
+    }
+
+    /// The offset of the next record in the block's bytes.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    #[inline]
+    pub(crate) fn position(&self) -> usize {
+        self.0.pos
+    }
+
+    /// Reads the next record (there must be one: `remaining() > 0`) from `data`, the block's
+    /// (decompressed) bytes, with `f`, which must read exactly one record. After an error no
+    /// records remain.
+    ///
+    /// # Errors
+    /// `f`'s error, named with the block and record (a file offset when `in_file`), or, after
+    /// the last record, records that do not end where the block's bytes end. As the `Reader`,
+    /// the last record is not returned then.
+    #[inline]
+    pub(crate) fn read<'de, T>(
+        &mut self,
+        data: &'de [u8],
+        limits: Limits,
+        in_file: bool,
+        f: impl FnOnce(&mut Decoder<'de>) -> Result<T>,
+    ) -> Result<T> {
+        let c = self.0;
+        let mut dec = Decoder::from_slice(&data[c.pos..c.end]).with_limits(limits);
+        let v = match f(&mut dec) {
+            Ok(v) => v,
+            Err(e) => {
+                self.0.left = 0;
+                return Err(record_error(e, &c, in_file));
             }
-            out.push(v);
+        };
+        self.0.pos += dec.offset() as usize;
+        self.0.left -= 1;
+        self.0.record += 1;
+        if self.0.left == 0 && self.0.pos != self.0.end {
+            return Err(records_end_early(&c.header, self.0.pos, self.0.end));
         }
-        Ok(())
+        Ok(v)
     }
 }
