@@ -24,16 +24,26 @@ pub const BIG_SCHEMA: &str = r#"{"namespace":"my.example","type":"record","name"
    "type":"record","name":"mailing_address"},"name":"address"}]}"#;
 
 /// The small record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 #[serde(rename = "Test")]
+#[avro(namespace = "test")]
 pub struct Small {
     /// field
     pub field: String,
 }
 
+/// The small record, its string borrowed from the block being read (the zero-copy row).
+#[derive(Debug, PartialEq, Deserialize, avrokit::AvroSchema)]
+#[avro(namespace = "test", name = "Test")]
+pub struct SmallRef<'a> {
+    /// field
+    pub field: &'a str,
+}
+
 /// The big record's address.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 #[serde(rename = "mailing_address")]
+#[avro(namespace = "my.example")]
 pub struct MailingAddress {
     /// street
     pub street: String,
@@ -48,8 +58,9 @@ pub struct MailingAddress {
 }
 
 /// The big record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 #[serde(rename = "userInfo")]
+#[avro(namespace = "my.example")]
 pub struct UserInfo {
     /// username
     pub username: String,
@@ -61,6 +72,38 @@ pub struct UserInfo {
     pub housenum: String,
     /// address
     pub address: MailingAddress,
+}
+
+/// The big record's address, its strings borrowed from the block being read.
+#[derive(Debug, PartialEq, Deserialize, avrokit::AvroSchema)]
+#[avro(namespace = "my.example", name = "mailing_address")]
+pub struct MailingAddressRef<'a> {
+    /// street
+    pub street: &'a str,
+    /// city
+    pub city: &'a str,
+    /// state_prov
+    pub state_prov: &'a str,
+    /// country
+    pub country: &'a str,
+    /// zip
+    pub zip: &'a str,
+}
+
+/// The big record, its strings borrowed from the block being read (the zero-copy row).
+#[derive(Debug, PartialEq, Deserialize, avrokit::AvroSchema)]
+#[avro(namespace = "my.example", name = "userInfo")]
+pub struct UserInfoRef<'a> {
+    /// username
+    pub username: &'a str,
+    /// age
+    pub age: i32,
+    /// phone
+    pub phone: &'a str,
+    /// housenum
+    pub housenum: &'a str,
+    /// address
+    pub address: MailingAddressRef<'a>,
 }
 
 /// The benchmark's small record: field = "foo".

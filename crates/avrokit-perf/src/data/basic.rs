@@ -250,7 +250,7 @@ pub fn map_bytes(data: &[f32]) -> Vec<u8> {
 // Resolution tests (read only)
 
 /// ExtendedEnum's reader-side enum `E` (the writer has only A and B).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 #[serde(rename = "E")]
 pub enum Symbol {
     /// A
@@ -266,7 +266,7 @@ pub enum Symbol {
 }
 
 /// ExtendedEnum's record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 #[serde(rename = "R")]
 pub struct EnumRecord {
     /// f
@@ -285,7 +285,7 @@ pub fn extended_enum_bytes(tags: &[u32]) -> Vec<u8> {
 }
 
 /// UnchangedUnion's record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 #[serde(rename = "R")]
 pub struct UnionRecord {
     /// f

@@ -90,7 +90,7 @@ pub fn rec_bytes(data: &[Rec]) -> Vec<u8> {
 }
 
 /// RecordWithDefault's reader shape: f7 and f8 take their default.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 #[serde(rename = "R")]
 pub struct RecWithDefault {
     /// f1
@@ -107,9 +107,11 @@ pub struct RecWithDefault {
     pub f6: i32,
     /// f7, default "undefined"
     #[serde(default = "undefined")]
+    #[avro(default = r#""undefined""#)]
     pub f7: String,
     /// f8, default "undefined"
     #[serde(default = "undefined")]
+    #[avro(default = r#""undefined""#)]
     pub f8: String,
 }
 
@@ -118,7 +120,7 @@ fn undefined() -> String {
 }
 
 /// RecordWithOutOfOrder's reader shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 #[serde(rename = "R")]
 pub struct RecOutOfOrder {
     /// f1
@@ -136,7 +138,7 @@ pub struct RecOutOfOrder {
 }
 
 /// RecordWithPromotion's reader shape: the ints become longs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
 #[serde(rename = "R")]
 pub struct RecPromoted {
     /// f1

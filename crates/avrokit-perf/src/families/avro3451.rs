@@ -19,14 +19,19 @@
 
 use std::rc::Rc;
 
+use avrokit::codec::{AvroDecode, AvroDecodeOwned, AvroEncode};
+use avrokit::serde::AvroSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::adapters::avrokit::container::{serde_row, value_row, Prep};
+use crate::adapters::avrokit::container_typed::{
+    borrowed_reader, borrowed_row, codec_row, PerBlock,
+};
 use crate::adapters::avrokit::values::{to_values, ToValue};
 use crate::adapters::peers::{self, values::ToApache};
 use crate::adapters::workload::{CodecName, ContainerFile};
-use crate::data::avro3451::{big, small, BIG_SCHEMA, SMALL_SCHEMA};
+use crate::data::avro3451::{big, small, SmallRef, UserInfoRef, BIG_SCHEMA, SMALL_SCHEMA};
 use crate::harness::{Ctx, Spec, Test};
 use crate::reference::{self, RefDatum};
 
@@ -65,24 +70,38 @@ pub fn specs() -> Vec<Spec> {
 fn build<const I: usize>(ctx: &Ctx) -> Test {
     let (name, count, runs, is_big) = ROWS[I];
     if is_big {
-        container_test(ctx, name, count, runs, BIG_SCHEMA, big())
+        let per_block = borrowed_reader!(UserInfoRef);
+        container_test(ctx, name, count, runs, BIG_SCHEMA, big(), per_block)
     } else {
-        container_test(ctx, name, count, runs, SMALL_SCHEMA, small())
+        let per_block = borrowed_reader!(SmallRef);
+        container_test(ctx, name, count, runs, SMALL_SCHEMA, small(), per_block)
     }
 }
 
 /// One row: `count` clones of `record`. The test's reference bytes are the datum stream (what
 /// the container blocks carry); every library reads the container its own writer produced.
-fn container_test<T>(
+/// `per_block` reads a block's records as `B`, the record type that borrows from the block.
+fn container_test<T, B>(
     ctx: &Ctx,
     name: &'static str,
     count: usize,
     runs: usize,
     schema: &'static str,
     record: T,
+    per_block: PerBlock<B>,
 ) -> Test
 where
-    T: Clone + RefDatum + ToValue + ToApache + Serialize + DeserializeOwned + 'static,
+    T: Clone
+        + RefDatum
+        + ToValue
+        + ToApache
+        + Serialize
+        + DeserializeOwned
+        + AvroSchema
+        + AvroEncode
+        + AvroDecodeOwned
+        + 'static,
+    B: AvroSchema + AvroDecode<'static> + 'static,
 {
     let file = ContainerFile {
         schema,
@@ -95,7 +114,15 @@ where
     let mut test = Test::new(name, count, reference::encode_all(&items))
         .with(value_row(&file, values.clone(), count, Prep::PerFile))
         .with(value_row(&file, values, count, Prep::Prepared))
-        .with(serde_row(&file, items.clone(), count, Prep::Prepared));
+        .with(serde_row(&file, items.clone(), count, Prep::Prepared))
+        .with(codec_row(&file, items.clone(), count, Prep::Prepared))
+        .with(borrowed_row(
+            &file,
+            items.clone(),
+            count,
+            Prep::Prepared,
+            per_block,
+        ));
     test.cycles = Some(runs);
     test.output_is_reference = false;
     if ctx.compare {
@@ -139,7 +166,7 @@ mod tests {
                 .filter(|i| i.library == Library::Avrokit)
                 .map(|i| i.input.clone().expect("an avrokit file"))
                 .collect();
-            assert_eq!(files.len(), 3, "{}", spec.name);
+            assert_eq!(files.len(), 5, "{}", spec.name);
             assert!(files.iter().all(|f| *f == files[0]), "{}", spec.name);
             let back = avrokit::container::Reader::from_slice(&files[0])
                 .and_then(|r| r.collect::<avrokit::Result<Vec<_>>>())

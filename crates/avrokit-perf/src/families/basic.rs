@@ -8,7 +8,10 @@ use std::rc::Rc;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::adapters::avrokit::{encoder, value};
+use avrokit::codec::AvroDecodeOwned;
+use avrokit::AvroSchema;
+
+use crate::adapters::avrokit::{codec, encoder, value};
 use crate::adapters::limit;
 use crate::adapters::peers::{self, apache, values::ToApache};
 use crate::data::basic::*;
@@ -134,14 +137,15 @@ fn map_test(ctx: &Ctx) -> Test {
 
 /// A read-only resolution test of `n` datums: avrokit's resolved Value rows, and the peers
 /// reading into the reader-shaped `R`.
-fn resolution<R: DeserializeOwned + 'static>(
+fn resolution<R: DeserializeOwned + AvroSchema + AvroDecodeOwned + 'static>(
     ctx: &Ctx,
     test: Test,
     writer: &str,
     reader: &str,
 ) -> Test {
     let n = test.count;
-    let test = value::resolved_rows(test, writer, reader, n);
+    let test = value::resolved_rows(test, writer, reader, n)
+        .with(codec::resolved_row::<R>(writer, reader, n));
     if ctx.compare {
         test.with_all(peers::read_peers::<R>(writer, reader, n))
     } else {

@@ -17,12 +17,12 @@ use std::rc::Rc;
 
 use crate::adapters::avrokit::container::{serde_row, value_row, Prep};
 use crate::adapters::avrokit::container_typed::{
-    borrowed_row, codec_only_row, codec_row, threads_row,
+    borrowed_reader, borrowed_row, codec_only_row, codec_row, threads_row,
 };
 use crate::adapters::avrokit::values::to_values;
 use crate::adapters::peers;
 use crate::adapters::workload::{CodecName, ContainerFile};
-use crate::data::container::{generate, SCHEMA};
+use crate::data::container::{generate, MixedRef, SCHEMA};
 use crate::harness::{Ctx, Spec, Test};
 use crate::reference;
 
@@ -92,8 +92,14 @@ fn container_test(ctx: &Ctx, name: &'static str, codec: CodecName) -> Test {
     let mut test = Test::new(name, n, bytes)
         .with(value_row(&file, values, n, Prep::PerFile))
         .with(serde_row(&file, items.clone(), n, Prep::PerFile))
-        .with(codec_row(&file, items.clone(), n))
-        .with(borrowed_row(&file, items.clone(), n))
+        .with(codec_row(&file, items.clone(), n, Prep::PerFile))
+        .with(borrowed_row(
+            &file,
+            items.clone(),
+            n,
+            Prep::PerFile,
+            borrowed_reader!(MixedRef),
+        ))
         .with(threads_row(&file, items.clone(), n, 1))
         .with(threads_row(&file, items.clone(), n, 2))
         .with(codec_only_row(&file, items.clone()));

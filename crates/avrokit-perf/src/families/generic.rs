@@ -5,6 +5,8 @@
 
 use std::rc::Rc;
 
+use avrokit::codec::AvroDecodeOwned;
+use avrokit::AvroSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -109,7 +111,7 @@ fn generic_nested_fake_test(ctx: &Ctx) -> Test {
 }
 
 /// GenericWith*_: the Generic data read with a reader schema.
-fn generic_resolving<R: DeserializeOwned + 'static>(
+fn generic_resolving<R: DeserializeOwned + AvroSchema + AvroDecodeOwned + 'static>(
     ctx: &Ctx,
     name: &'static str,
     reader_schema: &str,
@@ -122,7 +124,8 @@ fn generic_resolving<R: DeserializeOwned + 'static>(
         RECORD_SCHEMA,
         reader_schema,
         n,
-    );
+    )
+    .with(ak_codec::resolved_row::<R>(RECORD_SCHEMA, reader_schema, n));
     if ctx.compare {
         test = test.with_all(peers::resolution_peers::<R>(
             RECORD_SCHEMA,

@@ -4,10 +4,12 @@
 
 use std::rc::Rc;
 
+use avrokit::codec::AvroDecodeOwned;
+use avrokit::AvroSchema;
 use serde::de::DeserializeOwned;
 
-use crate::adapters::avrokit::encoder;
 use crate::adapters::avrokit::resolving::{self, Field, REC_FIELDS};
+use crate::adapters::avrokit::{codec, encoder};
 use crate::adapters::limit;
 use crate::adapters::peers;
 use crate::data::record::*;
@@ -68,7 +70,7 @@ fn validating_record_test(ctx: &Ctx) -> Test {
 }
 
 /// A read-only resolution test over the Rec stream; the peers read into `R`.
-fn resolving<R: DeserializeOwned + 'static>(
+fn resolving<R: DeserializeOwned + AvroSchema + AvroDecodeOwned + 'static>(
     ctx: &Ctx,
     name: &'static str,
     reader_schema: &str,
@@ -81,7 +83,9 @@ fn resolving<R: DeserializeOwned + 'static>(
         kinds,
         n,
     ));
-    let mut test = Test::new(name, n, rec_bytes(&data)).with(avrokit);
+    let mut test = Test::new(name, n, rec_bytes(&data))
+        .with(avrokit)
+        .with(codec::resolved_row::<R>(RECORD_SCHEMA, reader_schema, n));
     if ctx.compare {
         test = test.with_all(peers::resolution_peers::<R>(
             RECORD_SCHEMA,

@@ -525,7 +525,10 @@ fn typed_tests_have_codec_rows() {
     let ctx = Ctx::new(2_500);
     let mut seen = 0;
     for spec in registry() {
-        if !matches!(spec.batch, "-reflect" | "-specific" | "-generic") {
+        if !matches!(
+            spec.batch,
+            "-reflect" | "-specific" | "-generic" | "-avro3451" | "-record" | "-basic"
+        ) {
             continue;
         }
         let test = (spec.build)(&ctx);
@@ -544,8 +547,10 @@ fn typed_tests_have_codec_rows() {
         }
     }
     // 11 reflect tests (codec and codec reused), the blocked one (codec, Java blocks),
-    // FooBar (two), three generic tests (two).
-    assert_eq!(seen, 11 * 2 + 1 + 2 + 3 * 2);
+    // FooBar (two), three generic tests (two), the three GenericWith* resolution tests,
+    // eight AVRO-3451 tests (codec, and borrowed), the four resolving record tests,
+    // ExtendedEnum and UnchangedUnion.
+    assert_eq!(seen, 11 * 2 + 1 + 2 + 3 * 2 + 3 + 8 * 2 + 4 + 2);
 }
 
 /// The `-arrow` batch under `--quick`: every row runs (each passed its checks at init: the

@@ -8,9 +8,10 @@
 use std::hint::black_box;
 use std::rc::Rc;
 
-use avrokit::codec::AvroDecodeOwned;
+use avrokit::codec::{AvroDecodeOwned, CodecPlan};
 use avrokit::io::{BlockingSink, Sink};
 use avrokit::{AvroEncode, AvroSchema, Decoder, Encoder};
+use serde::de::DeserializeOwned;
 
 use super::schema::parse;
 use crate::harness::{check_consumed, reader, writer, Impl, Library, ReadFn, Side, WriteFn};
@@ -105,6 +106,33 @@ where
         Ok(()) => imp.read(codec_read_reused::<R>(n)),
         Err(e) => imp.not_applicable(e),
     }
+}
+
+/// A read-only `codec` row of a resolution test: `n` datums written with `writer`, each read
+/// as a new `R` through a [`CodecPlan`] compiled once from the writer schema (the generated
+/// code, through the plan's resolution when the schemas differ). `R`'s own schema must be the
+/// test's reader schema.
+pub fn resolved_row<R>(writer: &str, reader_schema: &str, n: usize) -> Impl
+where
+    R: AvroSchema + AvroDecodeOwned + DeserializeOwned + 'static,
+{
+    let imp = Impl::new(Library::Avrokit, "codec");
+    if let Err(e) = same_schema::<R>(reader_schema) {
+        return imp.not_applicable(e);
+    }
+    let plan =
+        match parse(writer).and_then(|w| CodecPlan::<R>::reading(&w).map_err(|e| e.to_string())) {
+            Ok(p) if p.is_generated() => p,
+            Ok(_) => return imp.not_applicable("the type has no generated codec"),
+            Err(e) => return imp.not_applicable(e),
+        };
+    imp.read(reader(move |input| {
+        let mut dec = Decoder::from_slice(input);
+        for _ in 0..n {
+            black_box(plan.decode(&mut dec)?);
+        }
+        check_consumed(dec.rest().len())
+    }))
 }
 
 /// As [`row`], writing through [`BlockingSink::java_compatible`] with Java's `buffer_size`.

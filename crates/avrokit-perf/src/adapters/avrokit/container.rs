@@ -32,7 +32,8 @@ pub enum Prep {
 }
 
 impl Prep {
-    fn label(self) -> &'static str {
+    /// The label in the row's name.
+    pub fn label(self) -> &'static str {
         match self {
             Prep::PerFile => "container",
             Prep::Prepared => "template, cache",
@@ -188,7 +189,7 @@ fn read_values(count: usize) -> Side<ReadFn> {
 
 /// A schema cache seeded with the schema (parsed outside the timing), so that the header's
 /// schema text is matched by its bytes instead of being parsed for every file.
-fn seeded_cache(schema: &str) -> Result<(Schema, SchemaCache), String> {
+pub(super) fn seeded_cache(schema: &str) -> Result<(Schema, SchemaCache), String> {
     let schema = parse(schema)?;
     let cache = SchemaCache::new();
     cache.insert(&schema);
