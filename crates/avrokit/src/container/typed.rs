@@ -9,9 +9,9 @@ use crate::error::{Error, Result};
 use crate::serde::AvroSchema;
 
 impl<'a, R: Read> Reader<'a, R> {
-    /// A plan reading this file's records into `T`: `T`'s generated code when the file's
-    /// schema is `T`'s own (by canonical form), else serde's resolving path (see
-    /// [`CodecPlan`]). Compiled once, for [`next_codec`](Self::next_codec).
+    /// A plan reading this file's records into `T`: `T`'s generated code, exactly when the
+    /// file's schema is `T`'s own (by canonical form), else through a resolution compiled here
+    /// (see [`CodecPlan`]). Compiled once, for [`next_codec`](Self::next_codec).
     ///
     /// # Errors
     /// [`ErrorKind::Resolution`](crate::ErrorKind) when the file's schema cannot be read as

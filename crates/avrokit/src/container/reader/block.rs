@@ -145,8 +145,8 @@ impl<'b> Block<'b> {
         )
     }
 
-    /// The block's records as `T`s through `T`'s generated code (or serde's resolving path,
-    /// as `plan` decided), borrowing where `T`'s fields borrow. `plan` must be compiled for
+    /// The block's records as `T`s through `T`'s generated code (exactly, or through the
+    /// plan's resolution; serde for a type without a codec, as `plan` decided), borrowing where `T`'s fields borrow. `plan` must be compiled for
     /// this file ([`Reader::codec_plan`](super::Reader::codec_plan)). For a type with a
     /// lifetime, compile the plan once at `'static` (`CodecPlan::<Row<'static>>::reading`):
     /// a plan is covariant in its type, so it then serves every block's lifetime.
