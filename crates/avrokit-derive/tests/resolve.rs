@@ -611,6 +611,83 @@ fn hostile_input_through_a_resolution_gives_errors() {
     );
 }
 
+/// Reads `data` (arbitrary bytes) as a datum of `writer` into a `T` and into a `Value` of
+/// `T`'s schema: both readers must accept it (with the same value and the same bytes consumed)
+/// or both reject it.
+fn agree<T>(writer: &Schema, data: &[u8])
+where
+    T: AvroSchema + AvroEncode + AvroDecodeOwned + DeserializeOwned + Debug,
+{
+    let reader = T::schema();
+    let plan = CodecPlan::<T>::reading(writer).unwrap();
+    let mut cdec = Decoder::from_slice(data);
+    let codec = plan.decode(&mut cdec);
+    let rplan = ResolvedPlan::compile(writer, &reader).unwrap();
+    let mut vdec = Decoder::from_slice(data);
+    let value = avrokit::value::read_value_resolved(&mut vdec, &rplan);
+    match (codec, value) {
+        (Ok(c), Ok(v)) => {
+            assert_eq!(
+                codec::to_datum_vec(&c).unwrap(),
+                avrokit::to_datum_vec(&v, &reader).unwrap(),
+                "{c:?} / {v:?}"
+            );
+            assert_eq!(
+                cdec.rest().len(),
+                vdec.rest().len(),
+                "bytes consumed differ"
+            );
+        }
+        (Err(_), Err(_)) => {}
+        (c, v) => panic!("the readers disagree on {data:?}: codec {c:?}, Value {v:?}"),
+    }
+}
+
+const UNIONS_WRITER: &str = r#"{"type":"record","name":"Unions","fields":[
+    {"name":"wrapped","type":"int"},
+    {"name":"narrowed","type":["null","int","string"]},
+    {"name":"reordered","type":[
+        {"type":"record","name":"Point","fields":[{"name":"y","type":"double"},{"name":"x","type":"float"}]},
+        "string","int"]},
+    {"name":"bare","type":["long","float"]},
+    {"name":"null_second","type":["null","int"]},
+    {"name":"shapes","type":{"type":"array","items":["string","Point","long"]}}]}"#;
+
+const EVOLVED_WRITER: &str = r#"{"type":"record","name":"Evolved","fields":[
+    {"name":"x","type":"string"},
+    {"name":"gone","type":{"type":"record","name":"Old","fields":[
+        {"name":"tags","type":{"type":"array","items":"string"}},
+        {"name":"m","type":{"type":"map","values":{"type":"array","items":"long"}}},
+        {"name":"u","type":["null","string","double"]},
+        {"name":"f","type":{"type":"fixed","name":"F4","size":4}}]}},
+    {"name":"y","type":"int"},
+    {"name":"gone2","type":"double"},
+    {"name":"gone3","type":["null",{"type":"map","values":"Old"}]}]}"#;
+
+const NODE_WRITER: &str = r#"{"type":"record","name":"Node","fields":[
+    {"name":"value","type":"int"},
+    {"name":"index","type":{"type":"map","values":"Node"}},
+    {"name":"children","type":{"type":"array","items":"Node"}},
+    {"name":"next","type":["null","Node"]}]}"#;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// On arbitrary bytes, the generated code through a resolution and the resolving `Value`
+    /// reader accept and reject alike, and read alike what they accept.
+    #[test]
+    fn arbitrary_bytes_read_alike_or_fail_alike(
+        data in prop::collection::vec(any::<u8>(), 0..96),
+        small in prop::collection::vec(0u8..8, 0..48),
+    ) {
+        for bytes in [&data, &small] {
+            agree::<Unions>(&schema(UNIONS_WRITER), bytes);
+            agree::<Evolved>(&schema(EVOLVED_WRITER), bytes);
+            agree::<Node>(&schema(NODE_WRITER), bytes);
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
