@@ -390,6 +390,99 @@ fn malformed_input_gives_errors() {
     assert_eq!(e.kind(), ErrorKind::Limit, "{e}");
 }
 
+/// `items` as an array in blocks of about 8 bytes, each block with its byte size.
+fn in_sized_blocks<T: AvroEncode + Clone>(items: &[T]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut enc = Encoder::new(BlockingSink::new(&mut out, 8));
+    items.to_vec().encode(&mut enc).unwrap();
+    enc.flush().unwrap();
+    drop(enc);
+    out
+}
+
+/// Arrays of `int`s and `long`s are read a block at a time in one loop: every varint length,
+/// blocks with byte sizes, slices and readers, the last items within 10 bytes of the end, and
+/// errors that name the item.
+#[test]
+fn integer_arrays_read_in_bulk_as_item_by_item() {
+    let mut longs = vec![
+        0i64,
+        -1,
+        1,
+        i64::MIN,
+        i64::MAX,
+        i32::MIN as i64,
+        i32::MAX as i64,
+    ];
+    let mut ints = vec![0i32, -1, 1, i32::MIN, i32::MAX];
+    for shift in 0..63 {
+        longs.extend([1i64 << shift, -(1i64 << shift), (1i64 << shift) - 1]);
+    }
+    for shift in 0..31 {
+        ints.extend([1i32 << shift, -(1i32 << shift), (1i32 << shift) - 1]);
+    }
+    let long_schema = Schema::parse_str(r#"{"type":"array","items":"long"}"#).unwrap();
+    let int_schema = Schema::parse_str(r#"{"type":"array","items":"int"}"#).unwrap();
+    for n in 0..longs.len() {
+        let ls = &longs[..n];
+        let is = &ints[..n.min(ints.len())];
+        check(&ls.to_vec());
+        check(&is.to_vec());
+        check(&ls.iter().map(|&v| v as u32).collect::<Vec<u32>>());
+        // The same items in blocks of about 8 bytes, each with its byte size.
+        let bytes = in_sized_blocks(ls);
+        assert!(
+            n < 2 || bytes[0] & 1 == 1,
+            "a sized block starts with a negative count"
+        );
+        assert_eq!(codec::from_datum_slice::<Vec<i64>>(&bytes).unwrap(), ls);
+        assert_eq!(
+            codec::from_datum_reader::<Vec<i64>, _>(&bytes[..]).unwrap(),
+            ls
+        );
+        let value = avrokit::from_datum_slice(&bytes, &long_schema).unwrap();
+        assert_eq!(
+            avrokit::to_datum_vec(&value, &long_schema).unwrap(),
+            codec::to_datum_vec(&ls.to_vec()).unwrap()
+        );
+        let bytes = in_sized_blocks(is);
+        assert_eq!(codec::from_datum_slice::<Vec<i32>>(&bytes).unwrap(), is);
+        assert!(avrokit::from_datum_slice(&bytes, &int_schema).is_ok());
+    }
+    // Narrow items: the failing item is named, with its offset.
+    let bytes = codec::to_datum_vec(&vec![1i32, 2, 300, 4]).unwrap();
+    let e = decode_err::<Vec<i8>>(&bytes);
+    assert_eq!(e.kind(), ErrorKind::Data, "{e}");
+    assert!(e.to_string().contains("[2]"), "{e}");
+    assert!(e.to_string().contains("i8"), "{e}");
+    let e = codec::from_datum_reader::<Vec<i8>, _>(&bytes[..]).unwrap_err();
+    assert!(e.to_string().contains("[2]"), "{e}");
+    // An int wider than 32 bits, a varint of 11 bytes, a cut varint.
+    let mut bytes = vec![0x06, 0x02];
+    bytes.extend([0x80, 0x80, 0x80, 0x80, 0x20]);
+    bytes.extend([0x02, 0x00]);
+    let e = decode_err::<Vec<i32>>(&bytes);
+    assert!(
+        e.to_string().contains("32 bits") && e.to_string().contains("[1]"),
+        "{e}"
+    );
+    let mut bytes = vec![0x04, 0x02];
+    bytes.extend([0xff; 10]);
+    bytes.extend([0x01; 12]);
+    let e = decode_err::<Vec<i64>>(&bytes);
+    assert_eq!(e.kind(), ErrorKind::Data, "{e}");
+    assert!(e.to_string().contains("[1]"), "{e}");
+    let e = decode_err::<Vec<i64>>(&[0x04, 0x02, 0xff, 0xff]);
+    assert!(e.is_eof(), "{e}");
+    // Reuse keeps the buffer and drops what the new array does not have.
+    let mut out = vec![9i64; 100];
+    let cap = out.capacity();
+    let bytes = codec::to_datum_vec(&vec![5i64, 6]).unwrap();
+    out.decode_into(&mut Decoder::from_slice(&bytes)).unwrap();
+    assert_eq!(out, [5, 6]);
+    assert_eq!(out.capacity(), cap);
+}
+
 /// A type with a field the codec cannot write: the plan reads it through serde.
 #[derive(AvroSchema, Serialize, Deserialize, Debug, PartialEq)]
 #[avro(no_codec)]

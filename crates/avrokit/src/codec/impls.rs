@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use super::__private::{borrow_failed, out_of_range};
 use super::items::{
-    decode_fixed_items, decode_map, decode_map_with, encode_fixed_items, encode_map,
+    decode_fixed_items, decode_map, decode_map_with, decode_varint_items, encode_fixed_items,
+    encode_map,
 };
 use super::{AvroDecode, AvroEncode, Resolver};
 use crate::decode::Decoder;
@@ -169,7 +170,7 @@ float! {
 
 /// Integers: `int` or `long` on the wire, range-checked when read into a narrower type.
 macro_rules! integer {
-    ($($t:ty, $wire:ty, $write:ident, $read:ident;)*) => {$(
+    ($($t:ty, $wire:ty, $write:ident, $read:ident, $reads:ident;)*) => {$(
         impl AvroEncode for $t {
             #[inline(always)]
             fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()> {
@@ -205,18 +206,38 @@ macro_rules! integer {
                 let v = rs.$read(dec, op)?;
                 <$t>::try_from(v).map_err(|_| out_of_range(stringify!($t), at))
             }
+            #[inline]
+            fn decode_items<S: Source<'de>>(
+                dec: &mut Decoder<'de, S>,
+                out: &mut Vec<$t>,
+            ) -> Result<()> {
+                decode_varint_items(dec, out, |d, n, out| {
+                    d.$reads(n, |v, at| {
+                        out.push(<$t>::try_from(v).map_err(|_| out_of_range(stringify!($t), at))?);
+                        Ok(())
+                    })
+                })
+            }
+            #[inline]
+            fn decode_items_into<S: Source<'de>>(
+                dec: &mut Decoder<'de, S>,
+                out: &mut Vec<$t>,
+            ) -> Result<()> {
+                out.clear();
+                Self::decode_items(dec, out)
+            }
         }
     )*};
 }
 
 integer! {
-    i8, i32, write_int, read_int;
-    i16, i32, write_int, read_int;
-    i32, i32, write_int, read_int;
-    u8, i32, write_int, read_int;
-    u16, i32, write_int, read_int;
-    i64, i64, write_long, read_long;
-    u32, i64, write_long, read_long;
+    i8, i32, write_int, read_int, read_ints;
+    i16, i32, write_int, read_int, read_ints;
+    i32, i32, write_int, read_int, read_ints;
+    u8, i32, write_int, read_int, read_ints;
+    u16, i32, write_int, read_int, read_ints;
+    i64, i64, write_long, read_long, read_longs;
+    u32, i64, write_long, read_long, read_longs;
 }
 
 impl AvroEncode for u64 {

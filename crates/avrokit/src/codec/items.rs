@@ -4,7 +4,7 @@
 use std::mem::size_of;
 
 use super::{AvroDecode, AvroEncode};
-use crate::decode::{Blocks, Decoder, ItemCost};
+use crate::decode::{Blocks, Decoder, ItemCost, RESERVE_MAX};
 use crate::encode::Encoder;
 use crate::error::{Error, Result};
 use crate::io::{Sink, Source};
@@ -75,6 +75,42 @@ pub(crate) fn decode_fixed_items<'de, T, S: Source<'de>, const N: usize>(
     }
     dec.leave();
     Ok(())
+}
+
+/// Reads an array of `int`s or `long`s: per block, after the block skeleton's checks, `block`
+/// reads the block's `count` varints in one loop over the source ([`Decoder::read_ints`]),
+/// instead of a decode call per item.
+#[inline(always)]
+pub(crate) fn decode_varint_items<'de, T, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    out: &mut Vec<T>,
+    mut block: impl FnMut(&mut Decoder<'de, S>, u64, &mut Vec<T>) -> Result<()>,
+) -> Result<()> {
+    dec.enter()?;
+    let mut blocks = Blocks::default();
+    loop {
+        let count = dec.next_block(&mut blocks, || ItemCost {
+            zero_size_mem: None,
+            mem: size_of::<T>(),
+        })?;
+        if count == 0 {
+            break;
+        }
+        // A count is a claim until its items are read (a reader source cannot check it
+        // against the bytes left), so the reservation is capped as the item-by-item loop's is.
+        out.reserve(count.min(RESERVE_MAX) as usize);
+        if let Err(e) = block(dec, count, out) {
+            return Err(in_index(e, out.len()));
+        }
+    }
+    dec.leave();
+    Ok(())
+}
+
+#[cold]
+#[inline(never)]
+fn in_index(e: Error, index: usize) -> Error {
+    e.in_index(index as u64)
 }
 
 #[cold]

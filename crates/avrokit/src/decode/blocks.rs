@@ -21,7 +21,7 @@ use crate::io::Source;
 
 /// The most items reserved at once from a block's count: a count is only a claim until its
 /// items are read, so memory follows the items actually read.
-const RESERVE_MAX: u64 = 4096;
+pub(crate) const RESERVE_MAX: u64 = 4096;
 
 /// What the items of a collection cost, which bounds the counts the input may claim.
 #[derive(Clone, Copy, Debug)]

@@ -34,7 +34,7 @@ mod blocks;
 mod skip;
 mod utf8;
 
-pub(crate) use blocks::{Blocks, ItemCost};
+pub(crate) use blocks::{Blocks, ItemCost, RESERVE_MAX};
 
 pub(crate) use skip::{fixed_size, zero_size_values};
 
@@ -224,13 +224,36 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         let start = self.src.offset();
         let raw = self.src.read_varint()?;
         if raw > u64::from(u32::MAX) {
-            return Err(Error::at(
-                ErrorKind::Data,
-                "int varint does not fit in 32 bits",
-                start,
-            ));
+            return Err(int_too_wide(start));
         }
         Ok(unzigzag64(raw) as i32)
+    }
+
+    /// Reads `n` `int`s in a row (the items of an array block), handing each to `each` with
+    /// the offset it starts at: one loop over the source, not a call per item.
+    #[inline(always)]
+    pub(crate) fn read_ints(
+        &mut self,
+        n: u64,
+        mut each: impl FnMut(i32, u64) -> Result<()>,
+    ) -> Result<()> {
+        self.src.read_varints(n, |raw, at| {
+            if raw > u64::from(u32::MAX) {
+                return Err(int_too_wide(at));
+            }
+            each(unzigzag64(raw) as i32, at)
+        })
+    }
+
+    /// Reads `n` `long`s in a row, as [`Decoder::read_ints`].
+    #[inline(always)]
+    pub(crate) fn read_longs(
+        &mut self,
+        n: u64,
+        mut each: impl FnMut(i64, u64) -> Result<()>,
+    ) -> Result<()> {
+        self.src
+            .read_varints(n, |raw, at| each(unzigzag64(raw), at))
     }
 
     /// Reads a `long`.
@@ -652,4 +675,10 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
 #[inline(never)]
 fn invalid_utf8(at: u64) -> Error {
     Error::at(ErrorKind::Data, "string is not valid UTF-8", at)
+}
+
+#[cold]
+#[inline(never)]
+fn int_too_wide(at: u64) -> Error {
+    Error::at(ErrorKind::Data, "int varint does not fit in 32 bits", at)
 }

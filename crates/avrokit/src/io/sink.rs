@@ -133,9 +133,11 @@ impl Sink for Vec<u8> {
             self.truncate(at + len);
             return Ok(());
         }
-        let mut buf = [0u8; 10];
-        let n = varint::encode(v, &mut buf);
-        self.extend_from_slice(&buf[..n]);
+        // 9 or 10 bytes: stored as 10, then trimmed, rather than a copy of a variable length.
+        let (bytes, len) = varint::spread_wide(v);
+        let at = self.len();
+        self.extend_from_slice(&bytes);
+        self.truncate(at + len);
         Ok(())
     }
 

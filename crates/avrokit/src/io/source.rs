@@ -40,6 +40,19 @@ pub trait Source<'de>: private::Sealed {
     /// One raw (not yet zigzag-decoded) varint.
     #[doc(hidden)]
     fn read_varint(&mut self) -> Result<u64>;
+    /// `n` raw varints in a row, each handed to `each` with the offset it starts at; stops at
+    /// the first error, from the input or from `each`. Slices override it with a loop that
+    /// keeps the position in a register (arrays of `int` and `long`).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn read_varints(&mut self, n: u64, mut each: impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
+        for _ in 0..n {
+            let at = self.offset();
+            let v = self.read_varint()?;
+            each(v, at)?;
+        }
+        Ok(())
+    }
     /// One byte.
     #[doc(hidden)]
     fn read_byte(&mut self) -> Result<u8>;
@@ -133,6 +146,36 @@ impl<'de> Source<'de> for SliceSource<'de> {
     }
 
     #[inline(always)]
+    fn read_varints(&mut self, n: u64, mut each: impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
+        let data = self.data;
+        let mut pos = self.pos;
+        for _ in 0..n {
+            let (v, len) = match data.get(pos..).and_then(<[u8]>::first_chunk::<10>) {
+                Some(chunk) => match varint::decode_10_word(chunk) {
+                    Decoded::Ok(v, len) => (v, len),
+                    d => {
+                        self.pos = pos;
+                        return Err(self.varint_error(d));
+                    }
+                },
+                // Within 10 bytes of the end: the careful path, then the position again.
+                None => {
+                    self.pos = pos;
+                    let v = self.read_varint()?;
+                    (v, self.pos - pos)
+                }
+            };
+            if let Err(e) = each(v, pos as u64) {
+                self.pos = pos;
+                return Err(e);
+            }
+            pos += len;
+        }
+        self.pos = pos;
+        Ok(())
+    }
+
+    #[inline(always)]
     fn read_byte(&mut self) -> Result<u8> {
         match self.data.get(self.pos) {
             Some(&b) => {
@@ -221,6 +264,10 @@ impl<'de> Source<'de> for CopySource<'_> {
     #[inline]
     fn read_varint(&mut self) -> Result<u64> {
         self.inner.read_varint()
+    }
+    #[inline]
+    fn read_varints(&mut self, n: u64, each: impl FnMut(u64, u64) -> Result<()>) -> Result<()> {
+        self.inner.read_varints(n, each)
     }
     #[inline]
     fn read_byte(&mut self) -> Result<u8> {
