@@ -326,3 +326,119 @@ fn optional_byte_arrays_and_bytes_as_sequences() {
         Some([5, 6, 7, 8])
     );
 }
+
+/// A struct whose fields are the record's in order is read as a sequence; every other struct
+/// by field name. Both give the same values, whichever plan a type meets first, and however
+/// the plans and types alternate.
+#[test]
+fn structs_read_in_order_or_by_name_alike() {
+    const SCHEMA: &str = r#"{"type":"record","name":"P","fields":[
+        {"name":"a","type":"int"},
+        {"name":"b","type":"string"},
+        {"name":"inner","type":["null",{"type":"record","name":"Q","fields":[
+            {"name":"x","type":"long"},{"name":"y","type":"double"}]}]}]}"#;
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct Q {
+        x: i64,
+        y: f64,
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct InOrder {
+        a: i32,
+        b: String,
+        inner: Option<Q>,
+    }
+    // The same fields in another order: matched by name.
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Shuffled {
+        inner: Option<QShuffled>,
+        b: String,
+        a: i32,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    #[serde(rename = "Q")]
+    struct QShuffled {
+        y: f64,
+        x: i64,
+    }
+    // A field the schema does not have, skipped by serde, and a renamed one.
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Renamed {
+        a: i32,
+        #[serde(skip)]
+        extra: u8,
+        #[serde(rename = "b")]
+        name: String,
+        inner: Option<Q>,
+    }
+    let v = InOrder {
+        a: -7,
+        b: "hello".into(),
+        inner: Some(Q { x: 1 << 40, y: 0.25 }),
+    };
+    let (schema, bytes) = write(SCHEMA, &v);
+    let plan = DePlan::compile(&schema).unwrap();
+    for _ in 0..3 {
+        let back: InOrder = from_datum_slice(&bytes, &plan).unwrap();
+        assert_eq!(back, v);
+        let s: Shuffled = from_datum_slice(&bytes, &plan).unwrap();
+        assert_eq!((s.a, s.b.as_str()), (v.a, "hello"));
+        assert_eq!(s.inner, Some(QShuffled { y: 0.25, x: 1 << 40 }));
+        let r: Renamed = from_datum_slice(&bytes, &plan).unwrap();
+        assert_eq!((r.a, r.extra, r.name.as_str(), r.inner), (-7, 0, "hello", v.inner.clone()));
+    }
+
+    // A reader with a defaulted field at the end (values still in order) and one that moves a
+    // field (the writer's order differs): both read, in order or by name.
+    let evolved = Schema::parse_str(
+        r#"{"type":"record","name":"P","fields":[
+        {"name":"a","type":"long"},
+        {"name":"b","type":"string"},
+        {"name":"inner","type":["null",{"type":"record","name":"Q","fields":[
+            {"name":"x","type":"long"},{"name":"y","type":"double"}]}]},
+        {"name":"c","type":"string","default":"dflt"}]}"#,
+    )
+    .unwrap();
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Evolved {
+        a: i64,
+        b: String,
+        inner: Option<Q>,
+        c: String,
+    }
+    let plan = DePlan::resolving(&schema, &evolved).unwrap();
+    let e: Evolved = from_datum_slice(&bytes, &plan).unwrap();
+    assert_eq!((e.a, e.c.as_str(), e.inner), (-7, "dflt", v.inner.clone()));
+    let moved = Schema::parse_str(
+        r#"{"type":"record","name":"P","fields":[
+        {"name":"b","type":"string"},
+        {"name":"a","type":"int"},
+        {"name":"inner","type":["null",{"type":"record","name":"Q","fields":[
+            {"name":"x","type":"long"},{"name":"y","type":"double"}]}]}]}"#,
+    )
+    .unwrap();
+    #[derive(Deserialize, Debug, PartialEq)]
+    #[serde(rename = "P")]
+    struct Moved {
+        b: String,
+        a: i32,
+        inner: Option<Q>,
+    }
+    let plan = DePlan::resolving(&schema, &moved).unwrap();
+    let m: Moved = from_datum_slice(&bytes, &plan).unwrap();
+    assert_eq!((m.a, m.b.as_str()), (-7, "hello"));
+    // The in-order struct through the moved plan: matched by name, not by position.
+    let back: InOrder = from_datum_slice(&bytes, &plan).unwrap();
+    assert_eq!(back, v);
+
+    // Errors still name the field.
+    let mut bad = bytes.clone();
+    bad[1] = 0x7f; // b's length: past the end
+    let plan = DePlan::compile(&schema).unwrap();
+    let e = from_datum_slice::<InOrder>(&bad, &plan).unwrap_err();
+    assert_eq!(e.path(), "P.b", "{e}");
+    bad = bytes.clone();
+    bad.truncate(bytes.len() - 3); // inside inner.y
+    let e = from_datum_slice::<InOrder>(&bad, &plan).unwrap_err();
+    assert!(e.is_eof() && e.path().ends_with('y'), "{e}");
+}

@@ -189,6 +189,7 @@ impl<'de, S: Source<'de>> de::MapAccess<'de> for Fields<'_, '_, 'de, S> {
 impl<'de, S: Source<'de>> de::SeqAccess<'de> for RecordAccess<'_, 'de, S> {
     type Error = Error;
 
+    #[inline(always)]
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         if !self.advance()? {
             return Ok(None);
@@ -198,6 +199,31 @@ impl<'de, S: Source<'de>> de::SeqAccess<'de> for RecordAccess<'_, 'de, S> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.rec.len as usize)
+    }
+}
+
+/// The visitor's handle on a [`RecordAccess`] read as a sequence (a struct whose fields are
+/// the record's, in order), by value as [`Items`], so `next_element` inlines into the visitor.
+pub(super) struct FieldSeq<'x, 'a, 'de, S: Source<'de>>(
+    pub(super) &'x mut RecordAccess<'a, 'de, S>,
+);
+
+impl<'de, S: Source<'de>> de::SeqAccess<'de> for FieldSeq<'_, '_, 'de, S> {
+    type Error = Error;
+
+    #[inline(always)]
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        de::SeqAccess::next_element_seed(&mut *self.0, seed)
+    }
+
+    #[inline(always)]
+    fn next_element<T: de::Deserialize<'de>>(&mut self) -> Result<Option<T>> {
+        de::SeqAccess::next_element_seed(&mut *self.0, std::marker::PhantomData)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> Option<usize> {
+        de::SeqAccess::size_hint(&*self.0)
     }
 }
 

@@ -1,5 +1,6 @@
 //! The plan serde reads with: [`DePlan`].
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::error::Result;
@@ -42,6 +43,52 @@ pub(super) struct DeInner {
     pub(super) ops: Box<[Op]>,
     /// The reader node each op produces (`u32::MAX` for ops that produce nothing).
     pub(super) reader_of: Box<[u32]>,
+    /// Per op, for records: the address of the last struct field list (serde's `FIELDS`) the
+    /// record was checked against, with the low bit set when the names did not match (see
+    /// [`DeInner::fields_in_order`]); 0 before any check.
+    pub(super) struct_fields: Box<[AtomicUsize]>,
+}
+
+impl DeInner {
+    /// True when the record of op `id` has exactly the fields of a struct whose serde field
+    /// list is `fields`, in the same order, and its values arrive in that order (no reordering
+    /// by the writer): the struct's visitor can then take them as a sequence, without a key
+    /// per field to match by name. The answer is cached per op by the list's address, so the
+    /// names are compared once per type, not per datum.
+    #[inline]
+    pub(super) fn fields_in_order(&self, id: u32, fields: &'static [&'static str]) -> bool {
+        let Some(slot) = self.struct_fields.get(id as usize) else {
+            return false;
+        };
+        let key = fields.as_ptr() as usize;
+        let seen = slot.load(Ordering::Relaxed);
+        if seen & !1 == key && key != 0 {
+            return seen & 1 == 0;
+        }
+        self.check_fields(id, fields, slot)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn check_fields(&self, id: u32, fields: &'static [&'static str], slot: &AtomicUsize) -> bool {
+        let p = self.plan.inner();
+        let same = match (&self.ops[id as usize], self.reader_of.get(id as usize)) {
+            (Op::Record(rec), Some(&r)) if rec.swaps.is_empty() && r != u32::MAX => {
+                match &p.reader.node(crate::schema::NodeId(r)).kind {
+                    NodeKind::Record(rr) => {
+                        rr.fields.len() == fields.len()
+                            && rr.fields.iter().zip(fields).all(|(f, n)| *f.name == **n)
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        // `&str`s are at least 2-byte aligned in a slice of them, so the low bit is free.
+        let key = fields.as_ptr() as usize;
+        slot.store(key | usize::from(!same), Ordering::Relaxed);
+        same
+    }
 }
 
 impl DePlan {
@@ -79,11 +126,13 @@ impl DePlan {
     pub fn from_resolved(plan: ResolvedPlan) -> DePlan {
         let reader_of = reader_nodes(plan.inner());
         let ops = plan.inner().ops.clone();
+        let struct_fields = ops.iter().map(|_| AtomicUsize::new(0)).collect();
         DePlan {
             inner: Arc::new(DeInner {
                 plan,
                 ops,
                 reader_of,
+                struct_fields,
             }),
         }
     }
