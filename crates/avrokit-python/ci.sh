@@ -18,8 +18,9 @@ python3 -m venv --clear "$venv"
 py="$venv/bin/python"
 "$py" -m pip install --quiet --upgrade pip
 # fastavro is the reference reader/writer; cramjam and backports.zstd give it the snappy and
-# zstandard codecs; pyarrow and polars are for the Arrow side.
-"$py" -m pip install --quiet maturin fastavro cramjam backports.zstd pyarrow polars pytest
+# zstandard codecs; pyarrow and polars are for the Arrow side; moto's S3 server is what
+# tests/test_remote.py reads s3:// URLs from (with CI set, those tests fail without it).
+"$py" -m pip install --quiet maturin fastavro cramjam backports.zstd pyarrow polars pytest 'moto[server]'
 echo "avrokit-python: tools installed ($((SECONDS - start)) s)"
 
 # The tests need no speed: build the dev profile (a release build's fat LTO takes most of the

@@ -28,6 +28,8 @@ pub struct BlockingReader {
     handle: Handle,
     pos: u64,
     reader: Option<RangeReader>,
+    /// The next GETs ask for the rest of the object at once ([`BlockingReader::with_whole_reads`]).
+    whole: bool,
 }
 
 impl BlockingReader {
@@ -53,7 +55,21 @@ impl BlockingReader {
             handle,
             pos: 0,
             reader: None,
+            whole: false,
         }
+    }
+
+    /// Makes the first read ask for everything from its position to the end of the object
+    /// at once (one streamed GET, when that is at most the chunk size), rather than GETs that
+    /// start at 256 KiB and double: for a caller that reads the object through, such as the
+    /// core's sequential `Reader` or avrokit-arrow's `build`, a HEAD and one GET in all, as
+    /// [`ObjectReaderBuilder::open_reader`] does. The GET stays at most the buffer size ahead
+    /// of the reads (8 MiB by default). A seek elsewhere drops it; reads after the seek start
+    /// small again.
+    #[must_use]
+    pub fn with_whole_reads(mut self) -> BlockingReader {
+        self.whole = true;
+        self
     }
 
     /// The object's size.
@@ -73,9 +89,14 @@ impl Read for BlockingReader {
             return Ok(0);
         }
         let (src, pos) = (&self.src, self.pos);
-        let reader = self
-            .reader
-            .get_or_insert_with(|| RangeReader::new(src.clone(), pos..src.len()));
+        let whole = &mut self.whole;
+        let reader = self.reader.get_or_insert_with(|| {
+            if std::mem::take(whole) {
+                RangeReader::sized(src.clone(), pos..src.len(), src.len() - pos)
+            } else {
+                RangeReader::new(src.clone(), pos..src.len())
+            }
+        });
         let n = self.handle.block_on(reader.read(buf));
         match n {
             Ok(n) => {
@@ -107,6 +128,7 @@ impl Seek for BlockingReader {
         let target = target as u64;
         if target != self.pos {
             self.reader = None;
+            self.whole = false;
             self.pos = target;
         }
         Ok(self.pos)

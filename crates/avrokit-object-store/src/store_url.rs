@@ -39,8 +39,32 @@ pub fn is_url(s: &str) -> bool {
 pub fn store_from_url(url: &str) -> Result<(Arc<dyn ObjectStore>, Path)> {
     let bad = |m: String| Error::new(ErrorKind::Usage, format!("{url}: {m}"));
     let parsed = Url::parse(url).map_err(|e| bad(format!("not a valid URL: {e}")))?;
-    let (scheme, path) =
-        ObjectStoreScheme::parse(&parsed).map_err(|e| bad(format!("not a store URL: {e}")))?;
+    let (scheme, path) = ObjectStoreScheme::parse(&parsed).map_err(|_| {
+        // object_store's message ("Unable to recognise URL") does not say what would be
+        // recognised; a user who typed `s4://` or `file://relative` needs to see it.
+        const KNOWN: &str = "s3://bucket/key, s3a://, gs://bucket/key, az://container/key, \
+                             abfs(s)://, adl://, http(s)://host/path, file:///absolute/path, \
+                             memory:///key";
+        let scheme = parsed.scheme();
+        let known = [
+            "s3", "s3a", "gs", "az", "azure", "abfs", "abfss", "adl", "http", "https", "file",
+            "memory",
+        ];
+        if matches!(scheme, "file" | "memory") {
+            bad(format!(
+                "a {scheme}:// URL has no host, only an absolute path \
+                 ({scheme}:///dir/x.avro); the forms known are {KNOWN}"
+            ))
+        } else if known.contains(&scheme) {
+            bad(format!(
+                "a {scheme}:// URL needs a bucket or host; the forms known are {KNOWN}"
+            ))
+        } else {
+            bad(format!(
+                "unknown URL scheme `{scheme}://`; the forms known are {KNOWN}"
+            ))
+        }
+    })?;
     #[allow(unused_variables)] // without the HTTP stores' features
     let built = |r: object_store::Result<Arc<dyn ObjectStore>>| {
         r.map_err(|e| Error::store(format!("configuring the store for {url}"), None, e))
@@ -107,6 +131,14 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::Usage);
         let e = store_from_url("ftp://host/x").unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Usage, "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("ftp://host/x: unknown URL scheme `ftp://`"),
+            "{e}"
+        );
+        let e = store_from_url("file://relative/x").unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Usage, "{e}");
+        assert!(e.to_string().contains("file:///absolute/path"), "{e}");
     }
 
     #[test]

@@ -399,8 +399,28 @@ fn the_blocking_adapters_serve_the_core_reader_and_writer() {
     let store = memory();
     let bytes = file(Codec::Bzip2 { level: 9 }, 1500, 2048);
     let expected = local_records(&bytes);
-    rt.block_on(put(&store, "b.avro", bytes));
+    rt.block_on(put(&store, "b.avro", bytes.clone()));
     let opts = small_gets();
+    // Whole reads (the Python package's reader): the core's sequential reader over them, then
+    // a seek back, which must drop the streamed GET and read the same bytes again.
+    let mut input = BlockingReader::open(
+        store.clone(),
+        &Path::from("b.avro"),
+        &opts,
+        rt.handle().clone(),
+    )
+    .unwrap()
+    .with_whole_reads();
+    let whole: Vec<Value> = ReaderBuilder::new()
+        .build(&mut input)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(whole, expected);
+    std::io::Seek::seek(&mut input, std::io::SeekFrom::Start(0)).unwrap();
+    let mut again = Vec::new();
+    std::io::Read::read_to_end(&mut input, &mut again).unwrap();
+    assert_eq!(again, bytes);
     // `Read + Seek`: the core's seekable reader and its split reading, unchanged.
     let mut all = Vec::new();
     for range in avrokit_object_store::split_ranges(

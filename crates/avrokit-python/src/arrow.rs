@@ -21,7 +21,8 @@ use pyo3_arrow::{PyRecordBatch, PyRecordBatchReader, PySchema, PyTable};
 
 use crate::container::builder;
 use crate::errors::{arrow_err, avro_err};
-use crate::pyio::{as_path, Input, PyFile};
+use crate::pyio::{as_path, as_url, Input, PyFile};
+use crate::remote::Upload;
 use crate::schema::Schema;
 use crate::shared::{Guard, Shared};
 
@@ -32,9 +33,12 @@ enum Source {
 }
 
 impl Source {
-    /// `fo` as a source: `bytes` (not copied), another bytes-like object (copied), a path,
-    /// or a binary file object.
+    /// `fo` as a source: `bytes` (not copied), another bytes-like object (copied), a URL (a
+    /// HEAD now, then one streamed GET), a path, or a binary file object.
     fn open(fo: &Bound<'_, PyAny>) -> PyResult<Source> {
+        if let Some(url) = as_url(fo)? {
+            return Ok(Source::Stream(crate::remote::open(fo.py(), &url)?));
+        }
         if let Ok(b) = fo.cast::<PyBytes>() {
             return Ok(Source::Bytes(b.clone().into()));
         }
@@ -266,8 +270,9 @@ impl RecordBatchReader for Batches {
 
 /// `write_arrow(data, fo, schema=None, codec="null", codec_compression_level=None,
 /// sync_interval=16000, metadata=None, sync_marker=None)`: writes Arrow data (anything with
-/// `__arrow_c_stream__` or `__arrow_c_array__`) to a container file at `fo` (a path or a
-/// binary file object). Returns the number of records written.
+/// `__arrow_c_stream__` or `__arrow_c_array__`) to a container file at `fo` (a path, a URL or
+/// a binary file object). Returns the number of records written. A URL's object appears only
+/// when everything was written; a failure aborts its upload.
 #[pyfunction]
 #[pyo3(signature = (data, fo, schema=None, codec="null", codec_compression_level=None, sync_interval=16000, metadata=None, sync_marker=None))]
 #[allow(clippy::too_many_arguments)]
@@ -297,14 +302,29 @@ pub fn write_arrow(
         metadata,
         sync_marker,
     )?;
-    let sink: Box<dyn std::io::Write + Send> = match as_path(fo)? {
-        Some(p) => Box::new(
-            std::fs::File::create(&p)
-                .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{p}: {e}")))?,
-        ),
-        None => Box::new(PyFile::new(fo.clone().unbind())),
+    let mut upload = None;
+    let sink: Box<dyn std::io::Write + Send> = if let Some(url) = as_url(fo)? {
+        let up = Upload::create(py, &url)?;
+        upload = Some(up.clone());
+        Box::new(up)
+    } else {
+        match as_path(fo)? {
+            Some(p) => Box::new(
+                std::fs::File::create(&p)
+                    .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{p}: {e}")))?,
+            ),
+            None => Box::new(PyFile::new(fo.clone().unbind())),
+        }
     };
-    let mut w = b.build(sink).map_err(avro_err)?;
+    let mut w = match b.build(sink) {
+        Ok(w) => w,
+        Err(e) => {
+            if let Some(up) = &upload {
+                up.abort(py);
+            }
+            return Err(avro_err(e));
+        }
+    };
     let mut stream = stream;
     // Every batch is encoded and its records appended (full blocks compressed and written)
     // without the GIL; a Python file object takes it back for each write.
@@ -327,6 +347,20 @@ pub fn write_arrow(
         }
         Ok(())
     });
+    if let Some(up) = upload {
+        // A URL's object appears whole or not at all.
+        if let Err(e) = failure {
+            up.abort(py);
+            drop(w);
+            return Err(e.into_py());
+        }
+        if let Err(e) = py.detach(|| w.finish()) {
+            up.abort(py);
+            return Err(avro_err(e));
+        }
+        up.commit(py)?;
+        return Ok(n);
+    }
     // What was written before a failure stays a readable file of complete blocks.
     let finished = py.detach(|| w.finish());
     failure.map_err(WriteFailure::into_py)?;

@@ -11,10 +11,11 @@ use pyo3::exceptions::{PyStopIteration, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
-use crate::errors::{avro_err, to_py, FResult, Fail};
+use crate::errors::{avro_err, raise, to_py, FResult, Fail};
 use crate::plan::Plan;
-use crate::pyio::{as_path, open_input, Input, PyFile};
+use crate::pyio::{as_path, as_url, open_input, Input, PyFile};
 use crate::read::{read_root, Cx, ReadOpts, UnicodeErrors};
+use crate::remote::Upload;
 use crate::schema::Schema;
 use crate::shared::{Guard, Shared};
 use crate::write::{write, WriteOpts, Wx};
@@ -148,7 +149,10 @@ impl Reader {
             handle_unicode_errors,
         )?;
         let input = open_input(fo)?;
-        let inner = ReaderBuilder::new().build(input).map_err(avro_err)?;
+        // The header may come from the network (a URL): without the GIL.
+        let inner = py
+            .detach(|| ReaderBuilder::new().build(input))
+            .map_err(avro_err)?;
         let writer_schema_json = inner
             .metadata_value("avro.schema")
             .map(|b| String::from_utf8_lossy(b).into_owned())
@@ -267,8 +271,26 @@ impl Reader {
             return Ok(false);
         }
         let State { inner, buf, .. } = st;
-        let block = match inner.next_raw_block() {
-            Ok(Some(b)) => b,
+        let limits = self.limits;
+        // Reading the block (from a file, or the network for a URL) and decompressing it
+        // need no Python: let other threads run meanwhile. A Python file object takes the
+        // GIL back for each of its `read` calls.
+        let next = py.detach(
+            || -> avrokit::Result<Option<avrokit::container::BlockHeader>> {
+                let Some(block) = inner.next_raw_block()? else {
+                    return Ok(None);
+                };
+                if block.codec() == Codec::Null {
+                    buf.clear();
+                    buf.extend_from_slice(block.data());
+                } else {
+                    block.decompress_into(buf, &limits)?;
+                }
+                Ok(Some(*block.header()))
+            },
+        );
+        let h = match next {
+            Ok(Some(h)) => h,
             Ok(None) => {
                 st.done = true;
                 return Ok(false);
@@ -278,20 +300,6 @@ impl Reader {
                 return Err(avro_err(e));
             }
         };
-        let h = *block.header();
-        let limits = self.limits;
-        let res = if block.codec() == Codec::Null {
-            buf.clear();
-            buf.extend_from_slice(block.data());
-            Ok(())
-        } else {
-            // Decompression needs no Python: let other threads run meanwhile.
-            py.detach(|| block.decompress_into(buf, &limits))
-        };
-        if let Err(e) = res {
-            st.done = true;
-            return Err(avro_err(e));
-        }
         let len = st.buf.len() as u64;
         let fits = match len.checked_div(self.min_size) {
             Some(most) => h.count <= most,
@@ -364,9 +372,10 @@ macro_rules! with_writer {
     };
 }
 
-/// Writes `records` to a container file at `fo` (a path, or a binary file object); appends to
-/// it when `append` is set and the file already holds a header (the file's schema, codec and
-/// sync marker are kept, as fastavro does). Returns the number of records written.
+/// Writes `records` to a container file at `fo` (a path, a URL, or a binary file object);
+/// appends to it when `append` is set and the file already holds a header (the file's schema,
+/// codec and sync marker are kept, as fastavro does). Returns the number of records written.
+/// A URL's object appears only when every record was written; a failure aborts its upload.
 #[pyfunction]
 #[pyo3(signature = (fo, schema, records, codec="null", codec_compression_level=None, sync_interval=16000, metadata=None, sync_marker=None, append=false, strict=false, strict_allow_default=false, disable_tuple_notation=false))]
 #[allow(clippy::too_many_arguments)]
@@ -398,20 +407,40 @@ pub fn write_container(
         metadata,
         sync_marker,
     )?;
-    let (w, plan) = open_writer(py, fo, schema, b, append)?;
-    with_writer!(w, w => run_writer(py, w, &plan, records, opts, sync_interval))
+    let (w, plan, upload) = open_writer(py, fo, schema, b, append)?;
+    with_writer!(w, w => run_writer(py, w, &plan, records, opts, sync_interval, upload.as_ref()))
 }
 
-/// Opens the container writer for `fo` (a path or a binary file object). With `append`, a
-/// file that already holds a header is continued with its own schema, codec and sync marker
-/// (the plan returned is then compiled from the file's schema).
+/// Opens the container writer for `fo` (a path, a URL or a binary file object). With `append`,
+/// a file that already holds a header is continued with its own schema, codec and sync marker
+/// (the plan returned is then compiled from the file's schema). For a URL, the upload the
+/// writer writes into is returned too, to be committed or aborted.
 fn open_writer(
     py: Python<'_>,
     fo: &Bound<'_, PyAny>,
     schema: &Schema,
     builder: WriterBuilder,
     append: bool,
-) -> PyResult<(AnyWriter, Arc<Plan>)> {
+) -> PyResult<(AnyWriter, Arc<Plan>, Option<Upload>)> {
+    if let Some(url) = as_url(fo)? {
+        if append {
+            return Err(raise(
+                format!("{url}: an object in a store cannot be appended to"),
+                None,
+                String::new(),
+            ));
+        }
+        let upload = Upload::create(py, &url)?;
+        let sink: Box<dyn Sink> = Box::new(upload.clone());
+        let w = match builder.build(sink) {
+            Ok(w) => w,
+            Err(e) => {
+                upload.abort(py);
+                return Err(avro_err(e));
+            }
+        };
+        return Ok((AnyWriter::New(w), schema.plan.clone(), Some(upload)));
+    }
     let path = as_path(fo)?;
     let os_err =
         |p: &str, e: std::io::Error| pyo3::exceptions::PyOSError::new_err(format!("{p}: {e}"));
@@ -421,7 +450,7 @@ fn open_writer(
             None => Box::new(PyFile::new(fo.clone().unbind())),
         };
         let w = builder.build(sink).map_err(avro_err)?;
-        return Ok((AnyWriter::New(w), schema.plan.clone()));
+        return Ok((AnyWriter::New(w), schema.plan.clone(), None));
     }
     let mut file: Box<dyn AppendFile> = match &path {
         Some(p) => Box::new(
@@ -438,12 +467,12 @@ fn open_writer(
     let io = |e: std::io::Error| avro_err(avrokit::Error::from(e));
     if file.seek(SeekFrom::End(0)).map_err(io)? == 0 {
         let w = builder.build(file).map_err(avro_err)?;
-        return Ok((AnyWriter::Append(w), schema.plan.clone()));
+        return Ok((AnyWriter::Append(w), schema.plan.clone(), None));
     }
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     let w = Writer::append_to(file).map_err(avro_err)?;
     let plan = Arc::new(Plan::compile(py, w.schema())?);
-    Ok((AnyWriter::Append(w), plan))
+    Ok((AnyWriter::Append(w), plan, None))
 }
 
 /// The core writer's options from `writer`'s arguments (shared with `write_arrow`).
@@ -478,6 +507,8 @@ pub(crate) fn builder(
     Ok(b)
 }
 
+/// Writes every record of `records`, then finishes the file; with `upload` (a URL), commits
+/// it, or aborts it on any failure.
 fn run_writer<W: Write + Send>(
     py: Python<'_>,
     mut w: Writer<W>,
@@ -485,6 +516,7 @@ fn run_writer<W: Write + Send>(
     records: &Bound<'_, PyAny>,
     opts: WriteOpts,
     sync_interval: usize,
+    upload: Option<&Upload>,
 ) -> PyResult<u64> {
     let wx = Wx::new(py, plan, opts)?;
     let mut scratch = Vec::with_capacity(256);
@@ -524,6 +556,20 @@ fn run_writer<W: Write + Send>(
         }
         n += 1;
     }
+    if let Some(up) = upload {
+        // An object appears whole or not at all.
+        if let Some(e) = failure {
+            up.abort(py);
+            drop(w); // its last block goes nowhere: the upload is gone
+            return Err(e);
+        }
+        if let Err(e) = py.detach(|| w.finish()) {
+            up.abort(py);
+            return Err(avro_err(e));
+        }
+        up.commit(py)?;
+        return Ok(n);
+    }
     // The records before a failure are kept: the file ends with a complete block either way.
     let finished = py.detach(|| w.finish());
     if let Some(e) = failure {
@@ -542,6 +588,9 @@ pub struct ContainerWriter {
     inner: Shared<Option<AnyWriter>>,
     plan: Arc<Plan>,
     opts: WriteOpts,
+    /// The upload of a URL: committed by `close`, aborted by `close(failed=True)` or when
+    /// the writer is dropped unclosed.
+    upload: Option<Upload>,
 }
 
 #[pymethods]
@@ -576,11 +625,12 @@ impl ContainerWriter {
             metadata,
             sync_marker,
         )?;
-        let (w, plan) = open_writer(py, fo, schema, b, append)?;
+        let (w, plan, upload) = open_writer(py, fo, schema, b, append)?;
         Ok(ContainerWriter {
             inner: Shared::new(Some(w)),
             plan,
             opts,
+            upload,
         })
     }
 
@@ -591,6 +641,12 @@ impl ContainerWriter {
         write(&wx, self.plan.root, record, &mut out, 0).map_err(|e| e.into_py(py))?;
         let mut g = self.lock(py)?;
         let w = g.as_mut().ok_or_else(closed)?;
+        if self.upload.is_some() {
+            // A record that completes a block may wait for a part upload: not with the GIL.
+            return py
+                .detach(|| with_writer!(w, w => w.append_encoded(&out)))
+                .map_err(avro_err);
+        }
         with_writer!(w, w => w.append_encoded(&out)).map_err(avro_err)
     }
 
@@ -602,14 +658,38 @@ impl ContainerWriter {
             .map_err(avro_err)
     }
 
-    /// Writes what is pending and finishes the file (the file object is left open).
-    fn close(&self, py: Python<'_>) -> PyResult<()> {
+    /// Writes what is pending and finishes the file (the file object is left open); a URL's
+    /// object then appears. With `failed` (the end of a `with` block that raised), a URL's
+    /// upload is aborted instead: no object appears (a file is finished as without it).
+    #[pyo3(signature = (failed=false))]
+    fn close(&self, py: Python<'_>, failed: bool) -> PyResult<()> {
         let mut g = self.lock(py)?;
-        if let Some(w) = g.take() {
-            py.detach(|| with_writer!(w, w => w.finish().map(|_| ())))
-                .map_err(avro_err)?;
+        let Some(w) = g.take() else { return Ok(()) };
+        let Some(up) = &self.upload else {
+            return py
+                .detach(|| with_writer!(w, w => w.finish().map(|_| ())))
+                .map_err(avro_err);
+        };
+        if failed {
+            up.abort(py);
+            drop(w);
+            return Ok(());
         }
-        Ok(())
+        if let Err(e) = py.detach(|| with_writer!(w, w => w.finish().map(|_| ()))) {
+            up.abort(py);
+            return Err(avro_err(e));
+        }
+        up.commit(py)
+    }
+}
+
+impl Drop for ContainerWriter {
+    /// A URL's upload not closed is aborted before the writer goes (which would otherwise
+    /// write its last block into the upload, with the GIL held).
+    fn drop(&mut self) {
+        if let Some(up) = &self.upload {
+            let _ = Python::try_attach(|py| up.abort(py));
+        }
     }
 }
 

@@ -225,8 +225,9 @@ pub fn arrow_err(e: avrokit_arrow::Error) -> PyErr {
     raise(e.to_string(), e.offset(), e.path())
 }
 
+/// An `AvroError` with `text`, `offset` and `path` (a file object's pending exception chained).
 #[cold]
-fn raise(text: String, offset: Option<u64>, path: String) -> PyErr {
+pub fn raise(text: String, offset: Option<u64>, path: String) -> PyErr {
     let err = AvroError::new_err(text);
     Python::attach(|py| {
         let cause = PENDING.with(|p| p.borrow_mut().take());

@@ -7,6 +7,8 @@
 //! - [`container`]: object container files (reader, writer, appending);
 //! - [`arrow`]: container files to pyarrow Tables and batch streams, Arrow data back to files;
 //! - [`pyio`]: paths, bytes and Python file objects as inputs and outputs;
+//! - [`remote`]: object store URLs (`s3://...`) as inputs and outputs (the `object-store`
+//!   feature);
 //! - [`errors`]: `AvroError`, with the offset and path of every failure.
 
 mod arrow;
@@ -15,6 +17,7 @@ mod errors;
 mod plan;
 mod pyio;
 mod read;
+mod remote;
 mod schema;
 mod shared;
 mod write;
@@ -277,9 +280,13 @@ fn validate(
     write::validate(&wx, schema.plan.root, datum, 0).map_err(|e| e.into_py(py))
 }
 
-/// Whether `fo` (a path or binary file object) starts with the container file magic.
+/// Whether `fo` (a path, a URL or a binary file object) starts with the container file magic.
+/// A missing file or object is not one; a store that fails otherwise raises `AvroError`.
 #[pyfunction]
 fn is_avro(fo: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if let Some(url) = pyio::as_url(fo)? {
+        return remote::is_avro(fo.py(), &url);
+    }
     let head: Vec<u8> = if let Some(p) = pyio::as_path(fo)? {
         let mut f = match std::fs::File::open(&p) {
             Ok(f) => f,
@@ -317,5 +324,6 @@ fn _avrokit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(json_encode, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(is_avro, m)?)?;
+    m.add("OBJECT_STORE", remote::ENABLED)?;
     Ok(())
 }

@@ -1,5 +1,5 @@
 //! Python file objects as `io::Read`/`io::Write`/`io::Seek`, and the `fo` argument (a path, a
-//! bytes-like object, or a binary file object) as an input.
+//! URL, a bytes-like object, or a binary file object) as an input.
 
 use std::fs::File;
 use std::io::{self, Cursor, Read, Seek, SeekFrom, Write};
@@ -111,9 +111,12 @@ impl Seek for PyFile {
 /// The input of a reader.
 pub type Input = Box<dyn Read + Send>;
 
-/// Opens `fo`: a path (`str` or `os.PathLike`), a bytes-like object (copied), or a binary file
-/// object.
+/// Opens `fo`: a path (`str` or `os.PathLike`), a URL (`str`: see [`crate::remote`]), a
+/// bytes-like object (copied), or a binary file object.
 pub fn open_input(fo: &Bound<'_, PyAny>) -> PyResult<Input> {
+    if let Some(url) = as_url(fo)? {
+        return crate::remote::open(fo.py(), &url);
+    }
     if let Ok(b) = fo.cast::<PyBytes>() {
         return Ok(Box::new(Cursor::new(b.as_bytes().to_vec())));
     }
@@ -140,7 +143,18 @@ pub fn open_input(fo: &Bound<'_, PyAny>) -> PyResult<Input> {
     )))
 }
 
-/// `fo` as a filesystem path, if it is one.
+/// `fo` as an object store URL (`s3://bucket/key`...), if it is a `str` that is one.
+pub fn as_url(fo: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    if let Ok(s) = fo.cast::<PyString>() {
+        let s = crate::write::str_of(s)?;
+        if crate::remote::is_url(s) {
+            return Ok(Some(s.to_owned()));
+        }
+    }
+    Ok(None)
+}
+
+/// `fo` as a filesystem path, if it is one (a URL is not: ask [`as_url`] first).
 pub fn as_path(fo: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     if let Ok(s) = fo.cast::<PyString>() {
         return Ok(Some(crate::write::str_of(s)?.to_owned()));

@@ -163,3 +163,28 @@ def test_reentering_a_reader_is_an_error_not_a_deadlock():
     fo.armed = True
     with pytest.raises((RuntimeError, avrokit.AvroError)):
         list(r)
+
+
+def test_a_str_with_a_scheme_is_a_url_never_a_file_name(tmp_path, monkeypatch):
+    # `nope://x.avro` is also the relative path `nope:/x.avro`: a file there must not be
+    # what is read or overwritten, with or without the object-store feature.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "nope:").mkdir()
+    buf = io.BytesIO()
+    fastavro.writer(buf, fastavro.parse_schema(SCHEMA), [{"id": 1, "text": "", "tags": []}])
+    (tmp_path / "nope:" / "x.avro").write_bytes(buf.getvalue())
+    url = "nope://x.avro"
+    calls = [
+        avrokit.reader, avrokit.block_reader, avrokit.is_avro,
+        lambda u: avrokit.writer(u, SCHEMA, []),
+    ]
+    for call in calls:
+        with pytest.raises(avrokit.AvroError) as e:
+            call(url)
+        msg = str(e.value)
+        assert msg.startswith(url + ": "), msg
+        if avrokit.OBJECT_STORE:
+            assert "unknown URL scheme" in msg, msg
+        else:
+            assert "without the `object-store` feature" in msg, msg
+    assert (tmp_path / "nope:" / "x.avro").read_bytes() == buf.getvalue()

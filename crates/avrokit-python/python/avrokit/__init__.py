@@ -9,8 +9,10 @@ The row API is fastavro's, so switching is a change of import::
             ...
 
 - :func:`reader`, :func:`block_reader`: object container files, record by record or block
-  by block; ``fo`` is a path, bytes, or any binary file object.
-- :func:`writer`: writes (or, on a file opened ``a+b``, appends) any iterable of records.
+  by block; ``fo`` is a path, bytes, any binary file object, or an object store URL
+  (``s3://bucket/key``, ``gs://``, ``az://``, ``http(s)://``, ``file://``).
+- :func:`writer`: writes (or, on a file opened ``a+b``, appends) any iterable of records, to
+  a file or a URL (a multipart upload, aborted on failure).
 - :func:`schemaless_reader`, :func:`schemaless_writer`: one datum without framing.
 - :func:`json_reader`, :func:`json_writer`: Avro's JSON encoding, one datum per line.
 - :func:`parse_schema`, :func:`validate`, :func:`validate_many`, :func:`is_avro`.
@@ -38,8 +40,13 @@ from typing import Any, Dict, Iterable, Iterator, List, NamedTuple, Optional, Un
 from . import _avrokit
 from ._avrokit import AvroError
 
+#: Whether this build reads and writes object store URLs (``s3://``, ``gs://``, ``az://``,
+#: ``http(s)://``, ``file://``): the ``object-store`` feature, on in the default build.
+OBJECT_STORE: bool = _avrokit.OBJECT_STORE
+
 __all__ = [
     "AvroError",
+    "OBJECT_STORE",
     "ValidationError",
     "SchemaParseException",
     "Block",
@@ -225,11 +232,17 @@ def _parsed_from_json(text: str) -> Any:
 class reader:
     """Iterates over the records of an object container file (fastavro's ``reader``).
 
-    ``fo`` is a path, bytes, or a binary file object. With ``reader_schema``, records are
-    resolved to it (Avro schema resolution). Records are dicts; the attributes are
-    ``writer_schema``, ``reader_schema``, ``metadata`` (str values), ``codec``.
+    ``fo`` is a path, bytes, a binary file object, or an object store URL (see
+    :data:`OBJECT_STORE`): ``s3://bucket/key`` (configured from ``AWS_*`` environment
+    variables: ``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ``AWS_REGION``...),
+    ``gs://`` (``GOOGLE_*``), ``az://`` (``AZURE_*``), ``http(s)://``, ``file://``. With
+    ``reader_schema``, records are resolved to it (Avro schema resolution). Records are dicts;
+    the attributes are ``writer_schema``, ``reader_schema``, ``metadata`` (str values),
+    ``codec``.
 
-    Blocks decompress without holding the GIL. Raises :class:`AvroError` on malformed input.
+    Blocks are read and decompressed without holding the GIL (for a URL: a HEAD, then one GET
+    streamed ahead of the decoding). Raises :class:`AvroError` on malformed input, and for a
+    URL on a missing object or a store that fails (the message starts with the URL).
     """
 
     def __init__(
@@ -336,13 +349,16 @@ def writer(
 ) -> None:
     """Writes ``records`` (any iterable, generators included) to an object container file.
 
-    ``fo`` is a binary file object or a path. A file object opened ``a+b`` that already holds
-    a container file is appended to, keeping its schema, codec and sync marker (``schema`` is
-    then ignored), as fastavro does. Blocks are about ``sync_interval`` bytes before
-    compression, and compress without holding the GIL.
+    ``fo`` is a binary file object, a path, or an object store URL (as for :class:`reader`).
+    A file object opened ``a+b`` that already holds a container file is appended to, keeping
+    its schema, codec and sync marker (``schema`` is then ignored), as fastavro does. Blocks
+    are about ``sync_interval`` bytes before compression, and compress without holding the
+    GIL.
 
-    If a record cannot be written, the records before it are still written as complete
-    blocks, and :class:`AvroError` is raised naming the record and the path in it.
+    If a record cannot be written, the records before it are still written to a file as
+    complete blocks, and :class:`AvroError` is raised naming the record and the path in it.
+    A URL is written through a multipart upload: the object appears only once every record
+    is written, and any failure aborts the upload (no object, no upload left behind).
     """
     if isinstance(records, dict):
         raise ValueError('"records" argument should be an iterable, not dict')
@@ -371,7 +387,10 @@ def writer(
 class Writer:
     """fastavro's incremental writer: ``write(record)`` one at a time; ``flush()`` ends the
     current block and leaves a valid file; ``close()`` (or leaving a ``with`` block) finishes.
-    A file object opened ``a+b`` that holds a container file is appended to."""
+    A file object opened ``a+b`` that holds a container file is appended to.
+
+    ``fo`` may be an object store URL: the object appears at ``close()``; leaving a ``with``
+    block by an exception, or dropping the writer unclosed, aborts the upload instead."""
 
     def __init__(
         self,
@@ -396,26 +415,31 @@ class Writer:
             append, self._strict, bool(options.get("strict_allow_default")), self._disable_tuple)
 
     def write(self, record: Any) -> None:
+        """Appends one record (checked first when the writer was made with ``validator``)."""
         if self._validator and not _avrokit.validate(record, self._compiled, self._strict,
                                                      self._disable_tuple):
             raise ValidationError(f"{record!r} does not fit the schema")
         self._w.write(record)
 
     def write_block(self, block: Iterable[Any]) -> None:
+        """Appends every record of ``block``."""
         for record in block:
             self.write(record)
 
     def flush(self) -> None:
+        """Ends the current block, so that a file holds every record written so far (a URL's
+        object still appears only at ``close()``)."""
         self._w.flush()
 
     def close(self) -> None:
+        """Writes the last block and finishes the file; a URL's object then appears."""
         self._w.close()
 
     def __enter__(self) -> "Writer":
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.close()
+        self._w.close(exc[0] is not None)
 
 
 def _appending(fo: Any) -> bool:
@@ -510,7 +534,8 @@ def validate_many(records: Iterable[Any], schema: Any, raise_errors: bool = True
 
 
 def is_avro(path_or_buffer: Any) -> bool:
-    """Whether a path or binary file object starts with the container file magic."""
+    """Whether a path, object store URL or binary file object starts with the container file
+    magic (a missing file or object is not one; a failing store raises :class:`AvroError`)."""
     return _avrokit.is_avro(path_or_buffer)
 
 
@@ -631,7 +656,8 @@ def read_arrow(
 ) -> Any:
     """Reads a whole object container file into a ``pyarrow.Table``.
 
-    ``fo`` is a path, bytes (read in place), or a binary file object. ``columns`` selects
+    ``fo`` is a path, bytes (read in place), a binary file object, or an object store URL
+    (as for :class:`reader`: a HEAD, then one GET streamed ahead of the decoding). ``columns`` selects
     fields by name, or by dotted path into nested records (``"user.name"``, through nullable
     unions, array items and map values); the other fields are skipped, never decoded.
     ``reader_schema`` resolves the data to that schema (Avro schema resolution). The table's
@@ -694,19 +720,20 @@ def write_arrow(
     ``data`` is anything that exports the Arrow PyCapsule interface: a ``pyarrow.Table``,
     ``RecordBatch`` or ``RecordBatchReader``, a polars ``DataFrame``...
     (or has ``to_arrow()``). A stream is written batch by batch, in bounded memory. ``fo``
-    is a path or a binary file object.
+    is a path, a binary file object or an object store URL.
 
     The Avro schema is ``schema`` when given (checked: every Avro field needs a column whose
     type converts to it); else the one in the Arrow schema's ``avro.schema`` metadata (data
     that :func:`read_arrow` read) when the columns still fit it; else one derived from the
     Arrow types (the root record ``topLevelRecord``, nullable columns as ``["null", T]``).
     ``codec``, ``codec_compression_level``, ``sync_interval``, ``metadata`` and
-    ``sync_marker`` are :func:`writer`'s. The GIL is released while batches are encoded and
-    blocks compressed.
+    ``sync_marker`` are :func:`writer`'s; ``fo`` may be an object store URL, as for
+    :func:`writer`. The GIL is released while batches are encoded and blocks compressed (and
+    while parts upload).
 
     Raises :class:`AvroError` for an Arrow type with no Avro form, a schema that does not fit,
-    or a value that does not (a null in a non-null field...); what was written before a
-    failure is a readable file of complete blocks.
+    or a value that does not (a null in a non-null field...); what was written to a file
+    before a failure is a readable file of complete blocks, and a URL's upload is aborted.
     """
     if not (hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__")):
         if hasattr(data, "to_arrow"):

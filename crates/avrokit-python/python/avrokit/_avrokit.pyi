@@ -1,6 +1,15 @@
-"""Type stubs of avrokit's Rust extension module (see the package docs for the API)."""
+"""Type stubs of avrokit's Rust extension module (see the package docs for the API).
+
+Every ``fo`` that reads or writes a container file (``Reader``, ``write_container``,
+``ContainerWriter``, ``is_avro``, ``read_arrow``, ``ArrowStream``, ``write_arrow``) may also
+be an object store URL (``s3://bucket/key``, ``gs://``, ``az://``, ``http(s)://``,
+``file://``) when ``OBJECT_STORE`` is true.
+"""
 
 from typing import Any, Dict, Iterable, List, Optional, Tuple
+
+#: Whether this build reads and writes object store URLs (the ``object-store`` feature).
+OBJECT_STORE: bool
 
 class AvroError(ValueError):
     offset: Optional[int]
@@ -104,7 +113,7 @@ class ContainerWriter:
     ) -> None: ...
     def write(self, record: Any) -> None: ...
     def flush(self) -> None: ...
-    def close(self) -> None: ...
+    def close(self, failed: bool = False) -> None: ...
 
 def parse_idl(
     text: Optional[str] = None,
