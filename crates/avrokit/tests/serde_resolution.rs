@@ -374,7 +374,10 @@ fn structs_read_in_order_or_by_name_alike() {
     let v = InOrder {
         a: -7,
         b: "hello".into(),
-        inner: Some(Q { x: 1 << 40, y: 0.25 }),
+        inner: Some(Q {
+            x: 1 << 40,
+            y: 0.25,
+        }),
     };
     let (schema, bytes) = write(SCHEMA, &v);
     let plan = DePlan::compile(&schema).unwrap();
@@ -383,9 +386,18 @@ fn structs_read_in_order_or_by_name_alike() {
         assert_eq!(back, v);
         let s: Shuffled = from_datum_slice(&bytes, &plan).unwrap();
         assert_eq!((s.a, s.b.as_str()), (v.a, "hello"));
-        assert_eq!(s.inner, Some(QShuffled { y: 0.25, x: 1 << 40 }));
+        assert_eq!(
+            s.inner,
+            Some(QShuffled {
+                y: 0.25,
+                x: 1 << 40
+            })
+        );
         let r: Renamed = from_datum_slice(&bytes, &plan).unwrap();
-        assert_eq!((r.a, r.extra, r.name.as_str(), r.inner), (-7, 0, "hello", v.inner.clone()));
+        assert_eq!(
+            (r.a, r.extra, r.name.as_str(), r.inner),
+            (-7, 0, "hello", v.inner.clone())
+        );
     }
 
     // A reader with a defaulted field at the end (values still in order) and one that moves a
@@ -441,4 +453,74 @@ fn structs_read_in_order_or_by_name_alike() {
     bad.truncate(bytes.len() - 3); // inside inner.y
     let e = from_datum_slice::<InOrder>(&bad, &plan).unwrap_err();
     assert!(e.is_eof() && e.path().ends_with('y'), "{e}");
+}
+
+/// A Rust enum whose variants are the Avro enum's symbols, in order, is read by index; any
+/// other by name. Both agree, through a resolution too, and bad indexes are still errors.
+#[test]
+fn enums_read_by_index_or_by_name_alike() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
+    enum InOrder {
+        A,
+        B,
+        C,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    enum Reversed {
+        C,
+        B,
+        A,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    enum Renamed {
+        #[serde(rename = "A")]
+        First,
+        B,
+        C,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    enum Wider {
+        A,
+        B,
+        C,
+        D,
+    }
+    let schema = r#"{"type":"enum","name":"E","symbols":["A","B","C"]}"#;
+    for (v, i) in [(InOrder::A, 0u8), (InOrder::B, 1), (InOrder::C, 2)] {
+        let (schema, bytes) = write(schema, &v);
+        assert_eq!(bytes, [i * 2]);
+        let plan = DePlan::compile(&schema).unwrap();
+        for _ in 0..2 {
+            assert_eq!(from_datum_slice::<InOrder>(&bytes, &plan).unwrap(), v);
+            let r: Reversed = from_datum_slice(&bytes, &plan).unwrap();
+            assert_eq!(format!("{r:?}"), format!("{v:?}"));
+            let n: Renamed = from_datum_slice(&bytes, &plan).unwrap();
+            assert_eq!(n == Renamed::First, v == InOrder::A);
+        }
+        // The reader has a symbol more (ExtendedEnum): the writer's index maps through it.
+        let reader =
+            Schema::parse_str(r#"{"type":"enum","name":"E","symbols":["A","B","C","D"]}"#).unwrap();
+        let plan = DePlan::resolving(&schema, &reader).unwrap();
+        let w: Wider = from_datum_slice(&bytes, &plan).unwrap();
+        assert_eq!(format!("{w:?}"), format!("{v:?}"));
+    }
+    // The reader lacks a symbol, and an index out of range: errors, not a variant.
+    let (schema, _) = write(schema, &InOrder::A);
+    let plan = DePlan::compile(&schema).unwrap();
+    let e = from_datum_slice::<InOrder>(&[0x06], &plan).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Data, "{e}");
+    let reader = Schema::parse_str(r#"{"type":"enum","name":"E","symbols":["A","B"]}"#).unwrap();
+    #[derive(Deserialize, Debug, PartialEq)]
+    enum Narrow {
+        A,
+        B,
+    }
+    let plan = DePlan::resolving(&schema, &reader);
+    if let Ok(plan) = plan {
+        assert_eq!(
+            from_datum_slice::<Narrow>(&[0x02], &plan).unwrap(),
+            Narrow::B
+        );
+        assert!(from_datum_slice::<Narrow>(&[0x04], &plan).is_err());
+    }
 }

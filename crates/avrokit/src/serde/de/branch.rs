@@ -210,22 +210,38 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
 
     /// Reads an enum op's symbol: the reader's symbol name.
     pub(super) fn symbol(&mut self) -> Result<&'a str> {
+        let at = self.dec.offset();
+        let r = self.symbol_index()?;
+        self.symbol_name(r, at)
+    }
+
+    /// Reads an enum: the reader's symbol index.
+    #[inline]
+    pub(super) fn symbol_index(&mut self) -> Result<u32> {
         let p = self.p.plan.inner();
         let Op::Enum(e) = &p.ops[self.op as usize] else {
             return Err(wrong_shape("no enum", self.dec.offset()));
         };
         let at = self.dec.offset();
         let i = self.dec.read_enum()?;
-        let r = match e.table.get(i as usize) {
-            Some(&r) if r != NO_SYMBOL => r,
-            Some(_) => return Err(unknown_symbol(p, e.writer, i, at)),
-            None => return Err(enum_out_of_range(p, e.writer, i, at)),
+        match e.table.get(i as usize) {
+            Some(&r) if r != NO_SYMBOL => Ok(r),
+            Some(_) => Err(unknown_symbol(p, e.writer, i, at)),
+            None => Err(enum_out_of_range(p, e.writer, i, at)),
+        }
+    }
+
+    /// The reader's symbol `r`, read at `at`.
+    fn symbol_name(&self, r: u32, at: u64) -> Result<&'a str> {
+        let p = self.p.plan.inner();
+        let Op::Enum(e) = &p.ops[self.op as usize] else {
+            return Err(wrong_shape("no enum", at));
         };
         let node = self.p.reader_of[self.op as usize];
         match p.reader.nodes().get(node as usize).map(|n| &n.kind) {
             Some(NodeKind::Enum(re)) => match re.symbols.get(r as usize) {
                 Some(s) => Ok(s),
-                None => Err(enum_out_of_range(p, e.writer, i, at)),
+                None => Err(enum_out_of_range(p, e.writer, r, at)),
             },
             _ => Err(wrong_shape("no enum", at)),
         }

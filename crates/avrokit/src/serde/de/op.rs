@@ -1,6 +1,8 @@
 //! The serde `Deserializer` of the value one plan op reads.
 
-use ::serde::de::value::{BorrowedStrDeserializer, I64Deserializer, StrDeserializer};
+use ::serde::de::value::{
+    BorrowedStrDeserializer, I64Deserializer, StrDeserializer, U32Deserializer,
+};
 use ::serde::de::{self, DeserializeSeed, Deserializer as _, IgnoredAny, Visitor};
 use ::serde::forward_to_deserialize_any;
 
@@ -347,6 +349,12 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
     ) -> Result<V::Value> {
         let ops = self.ops();
         match &ops[self.op as usize] {
+            // The Rust enum's variants are the symbols, in order: the variant by its index,
+            // which a derived visitor takes without comparing names.
+            Op::Enum(_) if self.p.names_in_order(self.op, variants) => {
+                let i = self.symbol_index()?;
+                visitor.visit_enum(U32Deserializer::<Error>::new(i))
+            }
             Op::Enum(_) => {
                 let sym = self.symbol()?;
                 visitor.visit_enum(StrDeserializer::<Error>::new(sym))
@@ -578,7 +586,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
             // The struct's fields are the record's, in its order: values as a sequence, which
             // a derived visitor takes without matching a key per field (about half the cost
             // of a six-field record, callgrind).
-            Op::Record(rec) if self.p.fields_in_order(self.op, fields) => {
+            Op::Record(rec) if self.p.names_in_order(self.op, fields) => {
                 self.record_seq(rec, visitor)
             }
             Op::Record(rec) => self.record(rec, visitor),

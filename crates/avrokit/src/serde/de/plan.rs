@@ -43,49 +43,53 @@ pub(super) struct DeInner {
     pub(super) ops: Box<[Op]>,
     /// The reader node each op produces (`u32::MAX` for ops that produce nothing).
     pub(super) reader_of: Box<[u32]>,
-    /// Per op, for records: the address of the last struct field list (serde's `FIELDS`) the
-    /// record was checked against, with the low bit set when the names did not match (see
-    /// [`DeInner::fields_in_order`]); 0 before any check.
-    pub(super) struct_fields: Box<[AtomicUsize]>,
+    /// Per op, for records and enums: the address of the last serde name list (a struct's
+    /// `FIELDS`, an enum's `VARIANTS`) the op was checked against, with the low bit set when the
+    /// names did not match (see [`DeInner::names_in_order`]); 0 before any check.
+    pub(super) names_checked: Box<[AtomicUsize]>,
 }
 
 impl DeInner {
-    /// True when the record of op `id` has exactly the fields of a struct whose serde field
-    /// list is `fields`, in the same order, and its values arrive in that order (no reordering
-    /// by the writer): the struct's visitor can then take them as a sequence, without a key
-    /// per field to match by name. The answer is cached per op by the list's address, so the
-    /// names are compared once per type, not per datum.
+    /// True when op `id` produces exactly the names serde expects, in the same order: the
+    /// fields of a struct (`FIELDS`) for a record whose values arrive in that order (the
+    /// writer does not move them), or the variants of a Rust enum (`VARIANTS`) for an enum.
+    /// The visitor can then take a record's values as a sequence, without a key per field to
+    /// match by name, and an enum's variant by its index. The answer is cached per op by the
+    /// list's address, so the names are compared once per type, not per datum.
     #[inline]
-    pub(super) fn fields_in_order(&self, id: u32, fields: &'static [&'static str]) -> bool {
-        let Some(slot) = self.struct_fields.get(id as usize) else {
+    pub(super) fn names_in_order(&self, id: u32, names: &'static [&'static str]) -> bool {
+        let Some(slot) = self.names_checked.get(id as usize) else {
             return false;
         };
-        let key = fields.as_ptr() as usize;
+        let key = names.as_ptr() as usize;
         let seen = slot.load(Ordering::Relaxed);
         if seen & !1 == key && key != 0 {
             return seen & 1 == 0;
         }
-        self.check_fields(id, fields, slot)
+        self.check_names(id, names, slot)
     }
 
     #[cold]
     #[inline(never)]
-    fn check_fields(&self, id: u32, fields: &'static [&'static str], slot: &AtomicUsize) -> bool {
+    fn check_names(&self, id: u32, names: &'static [&'static str], slot: &AtomicUsize) -> bool {
         let p = self.plan.inner();
-        let same = match (&self.ops[id as usize], self.reader_of.get(id as usize)) {
-            (Op::Record(rec), Some(&r)) if rec.swaps.is_empty() && r != u32::MAX => {
-                match &p.reader.node(crate::schema::NodeId(r)).kind {
-                    NodeKind::Record(rr) => {
-                        rr.fields.len() == fields.len()
-                            && rr.fields.iter().zip(fields).all(|(f, n)| *f.name == **n)
-                    }
-                    _ => false,
-                }
+        let reader = match self.reader_of.get(id as usize) {
+            Some(&r) if r != u32::MAX => p.reader.nodes().get(r as usize).map(|n| &n.kind),
+            _ => None,
+        };
+        let same = match (&self.ops[id as usize], reader) {
+            (Op::Record(rec), Some(NodeKind::Record(rr))) if rec.swaps.is_empty() => {
+                rr.fields.len() == names.len()
+                    && rr.fields.iter().zip(names).all(|(f, n)| *f.name == **n)
+            }
+            (Op::Enum(_), Some(NodeKind::Enum(re))) => {
+                re.symbols.len() == names.len()
+                    && re.symbols.iter().zip(names).all(|(s, n)| **s == **n)
             }
             _ => false,
         };
         // `&str`s are at least 2-byte aligned in a slice of them, so the low bit is free.
-        let key = fields.as_ptr() as usize;
+        let key = names.as_ptr() as usize;
         slot.store(key | usize::from(!same), Ordering::Relaxed);
         same
     }
@@ -126,13 +130,13 @@ impl DePlan {
     pub fn from_resolved(plan: ResolvedPlan) -> DePlan {
         let reader_of = reader_nodes(plan.inner());
         let ops = plan.inner().ops.clone();
-        let struct_fields = ops.iter().map(|_| AtomicUsize::new(0)).collect();
+        let names_checked = ops.iter().map(|_| AtomicUsize::new(0)).collect();
         DePlan {
             inner: Arc::new(DeInner {
                 plan,
                 ops,
                 reader_of,
-                struct_fields,
+                names_checked,
             }),
         }
     }
