@@ -374,7 +374,10 @@ fn structs_read_in_order_or_by_name_alike() {
     let v = InOrder {
         a: -7,
         b: "hello".into(),
-        inner: Some(Q { x: 1 << 40, y: 0.25 }),
+        inner: Some(Q {
+            x: 1 << 40,
+            y: 0.25,
+        }),
     };
     let (schema, bytes) = write(SCHEMA, &v);
     let plan = DePlan::compile(&schema).unwrap();
@@ -383,9 +386,18 @@ fn structs_read_in_order_or_by_name_alike() {
         assert_eq!(back, v);
         let s: Shuffled = from_datum_slice(&bytes, &plan).unwrap();
         assert_eq!((s.a, s.b.as_str()), (v.a, "hello"));
-        assert_eq!(s.inner, Some(QShuffled { y: 0.25, x: 1 << 40 }));
+        assert_eq!(
+            s.inner,
+            Some(QShuffled {
+                y: 0.25,
+                x: 1 << 40
+            })
+        );
         let r: Renamed = from_datum_slice(&bytes, &plan).unwrap();
-        assert_eq!((r.a, r.extra, r.name.as_str(), r.inner), (-7, 0, "hello", v.inner.clone()));
+        assert_eq!(
+            (r.a, r.extra, r.name.as_str(), r.inner),
+            (-7, 0, "hello", v.inner.clone())
+        );
     }
 
     // A reader with a defaulted field at the end (values still in order) and one that moves a
