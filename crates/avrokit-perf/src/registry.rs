@@ -1,6 +1,6 @@
 //! The registry: every test, in registration (default run) order: WORKLOADS.md section 7, then
-//! AVRO-3451, then the container files, then Avro to Arrow and back. A new family is one file
-//! in `families/` and one line here.
+//! AVRO-3451, then the container files, then Avro to Arrow and back, then our realistic record
+//! (not in Java's catalog). A new family is one file in `families/` and one line here.
 
 use crate::families;
 use crate::harness::Spec;
@@ -15,5 +15,6 @@ pub fn registry() -> Vec<Spec> {
     all.extend(families::avro3451::specs());
     all.extend(families::container::specs());
     all.extend(families::arrow::specs());
+    all.extend(families::realistic::specs());
     all
 }

@@ -10,6 +10,7 @@ pub mod avro3451;
 pub mod basic;
 pub mod container;
 pub mod generic;
+pub mod realistic;
 pub mod record;
 pub mod reflect;
 pub mod specific;

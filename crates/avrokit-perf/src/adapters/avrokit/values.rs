@@ -6,6 +6,7 @@ use avrokit::Value;
 use crate::data::avro3451::{Small, UserInfo};
 use crate::data::container::Mixed;
 use crate::data::generic::{Nested, Strings3};
+use crate::data::realistic::User;
 use crate::data::record::Rec;
 
 /// An item as an avrokit `Value` of its schema.
@@ -104,6 +105,37 @@ impl ToValue for Mixed {
                     .collect(),
             ),
             Value::Record(vec![Value::Long(r.n.id), Value::String(r.n.label.clone())]),
+        ])
+    }
+}
+
+/// `None` as the union's null branch, `Some` as its other branch.
+fn optional(v: Option<Value>) -> Value {
+    match v {
+        None => Value::Union(0, Box::new(Value::Null)),
+        Some(v) => Value::Union(1, Box::new(v)),
+    }
+}
+
+impl ToValue for User {
+    fn to_value(&self) -> Value {
+        let s = |v: &String| Value::String(v.clone());
+        let a = &self.address;
+        Value::Record(vec![
+            Value::Long(self.id),
+            s(&self.name),
+            optional(self.email.as_ref().map(s)),
+            optional(self.age.map(Value::Int)),
+            Value::Enum(self.status as u32),
+            Value::Record(vec![
+                s(&a.street),
+                s(&a.city),
+                optional(a.zip.as_ref().map(s)),
+            ]),
+            Value::Array(self.tags.iter().map(s).collect()),
+            Value::Array(self.scores.iter().map(|&x| Value::Int(x)).collect()),
+            Value::Map(self.attrs.iter().map(|(k, v)| (k.clone(), s(v))).collect()),
+            Value::Double(self.balance),
         ])
     }
 }

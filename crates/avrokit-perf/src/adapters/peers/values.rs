@@ -7,6 +7,7 @@ use crate::data::avro3451::{Small, UserInfo};
 use crate::data::basic::Vals;
 use crate::data::container::{Mixed, SYMBOLS};
 use crate::data::generic::{Nested, Strings3, D};
+use crate::data::realistic::{User, STATUS_SYMBOLS};
 use crate::data::record::Rec;
 
 /// An `apache-avro` generic value.
@@ -183,6 +184,51 @@ impl ToApache for Mixed {
                     ("label", AValue::String(r.n.label.clone())),
                 ]),
             ),
+        ])
+    }
+}
+
+/// `None` as the union's null branch, `Some` as its other branch.
+fn optional(v: Option<AValue>) -> AValue {
+    match v {
+        None => AValue::Union(0, Box::new(AValue::Null)),
+        Some(v) => AValue::Union(1, Box::new(v)),
+    }
+}
+
+/// Its map is a `HashMap`, so the entries of `attrs` go out in the map's own order.
+impl ToApache for User {
+    fn to_apache(&self) -> AValue {
+        let s = |v: &String| AValue::String(v.clone());
+        let a = &self.address;
+        let status = self.status as usize;
+        arecord([
+            ("id", AValue::Long(self.id)),
+            ("name", s(&self.name)),
+            ("email", optional(self.email.as_ref().map(s))),
+            ("age", optional(self.age.map(AValue::Int))),
+            (
+                "status",
+                AValue::Enum(status as u32, STATUS_SYMBOLS[status].to_owned()),
+            ),
+            (
+                "address",
+                arecord([
+                    ("street", s(&a.street)),
+                    ("city", s(&a.city)),
+                    ("zip", optional(a.zip.as_ref().map(s))),
+                ]),
+            ),
+            ("tags", AValue::Array(self.tags.iter().map(s).collect())),
+            (
+                "scores",
+                AValue::Array(self.scores.iter().map(|&x| AValue::Int(x)).collect()),
+            ),
+            (
+                "attrs",
+                AValue::Map(self.attrs.iter().map(|(k, v)| (k.clone(), s(v))).collect()),
+            ),
+            ("balance", AValue::Double(self.balance)),
         ])
     }
 }
