@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use super::__private::{borrow_failed, out_of_range};
 use super::items::{
-    decode_fixed_items, decode_map, decode_map_with, decode_varint_items, encode_fixed_items,
+    decode_block_items, decode_fixed_items, decode_map, decode_map_with, encode_fixed_items,
     encode_map,
 };
 use super::{AvroDecode, AvroEncode, Resolver};
-use crate::decode::Decoder;
+use crate::decode::{Decoder, RESERVE_MAX};
 use crate::encode::Encoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::{Reference, Sink, Source};
@@ -211,7 +211,11 @@ macro_rules! integer {
                 dec: &mut Decoder<'de, S>,
                 out: &mut Vec<$t>,
             ) -> Result<()> {
-                decode_varint_items(dec, out, |d, n, out| {
+                decode_block_items(dec, out, |d, n, out| {
+                    // A count is a claim until its items are read (a reader source cannot
+                    // check it against the bytes left), so the reservation is capped as the
+                    // item-by-item loop's is.
+                    out.reserve(n.min(RESERVE_MAX) as usize);
                     d.$reads(n, |v, at| {
                         out.push(<$t>::try_from(v).map_err(|_| out_of_range(stringify!($t), at))?);
                         Ok(())
@@ -466,79 +470,28 @@ impl<'de, T: AvroDecode<'de>> AvroDecode<'de> for Option<T> {
     }
 }
 
-/// Pointers: as what they point to. `Box` counts a nesting level when read, which bounds the
+/// Reads `T` one nesting level deeper and wraps it: pointers count a level, which bounds the
 /// recursion of recursive types (a Rust type can only recur through a pointer or a collection,
 /// and collections count one too).
-impl<T: AvroEncode + ?Sized> AvroEncode for Box<T> {
-    #[inline(always)]
-    fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()> {
-        (**self).encode(enc)
-    }
-    #[inline]
-    fn encode_branch<S: Sink>(&self, enc: &mut Encoder<S>, shift: u32) -> Result<()> {
-        (**self).encode_branch(enc, shift)
-    }
+#[inline(always)]
+fn deeper<'de, S: Source<'de>, T, P>(
+    dec: &mut Decoder<'de, S>,
+    read: impl FnOnce(&mut Decoder<'de, S>) -> Result<T>,
+    wrap: impl FnOnce(T) -> P,
+) -> Result<P> {
+    dec.enter()?;
+    let v = read(dec)?;
+    dec.leave();
+    Ok(wrap(v))
 }
 
-// `ZERO_SIZE` stays false for pointers: forwarding `T`'s would make the constant of a recursive
-// type depend on itself.
-impl<'de, T: AvroDecode<'de>> AvroDecode<'de> for Box<T> {
-    // Not `T`'s: a recursive type's constant would depend on itself (as `ZERO_SIZE`).
-    const RESOLVES: bool = true;
-    // A union's count is a literal, never its own dependency, so it can be forwarded.
-    const BRANCHES: u32 = T::BRANCHES;
-    #[inline]
-    fn decode_branch<S: Source<'de>>(
-        dec: &mut Decoder<'de, S>,
-        index: u32,
-        at: u64,
-    ) -> Result<Box<T>> {
-        dec.enter()?;
-        let v = T::decode_branch(dec, index, at)?;
-        dec.leave();
-        Ok(Box::new(v))
-    }
-    #[inline]
-    fn decode_resolved_branch<S: Source<'de>>(
-        dec: &mut Decoder<'de, S>,
-        rs: &Resolver,
-        index: u32,
-        op: u32,
-    ) -> Result<Box<T>> {
-        dec.enter()?;
-        let v = T::decode_resolved_branch(dec, rs, index, op)?;
-        dec.leave();
-        Ok(Box::new(v))
-    }
-    #[inline]
-    fn decode_resolved<S: Source<'de>>(
-        dec: &mut Decoder<'de, S>,
-        rs: &Resolver,
-        op: u32,
-    ) -> Result<Box<T>> {
-        dec.enter()?;
-        let v = T::decode_resolved(dec, rs, op)?;
-        dec.leave();
-        Ok(Box::new(v))
-    }
-    #[inline]
-    fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<Box<T>> {
-        dec.enter()?;
-        let v = T::decode(dec)?;
-        dec.leave();
-        Ok(Box::new(v))
-    }
-    #[inline]
-    fn decode_into<S: Source<'de>>(&mut self, dec: &mut Decoder<'de, S>) -> Result<()> {
-        dec.enter()?;
-        (**self).decode_into(dec)?;
-        dec.leave();
-        Ok(())
-    }
-}
-
-macro_rules! shared {
-    ($($p:ident),*) => {$(
+// Pointers (`Box`, `Rc`, `Arc`): as what they point to. `ZERO_SIZE` keeps its default and
+// `RESOLVES` is set, rather than forwarding `T`'s: forwarding would make the constants of a
+// recursive type depend on themselves. A union's count is a literal, never its own
+// dependency, so `BRANCHES` is forwarded. `$extra` holds what only one pointer does (a `Box`
+// is read into in place).
+macro_rules! pointer {
+    ($($p:ident { $($extra:tt)* })*) => {$(
         impl<T: AvroEncode + ?Sized> AvroEncode for $p<T> {
             #[inline(always)]
             fn encode<S: Sink>(&self, enc: &mut Encoder<S>) -> Result<()> {
@@ -559,10 +512,7 @@ macro_rules! shared {
                 index: u32,
                 at: u64,
             ) -> Result<$p<T>> {
-                dec.enter()?;
-                let v = T::decode_branch(dec, index, at)?;
-                dec.leave();
-                Ok($p::new(v))
+                deeper(dec, |d| T::decode_branch(d, index, at), $p::new)
             }
             #[inline]
             fn decode_resolved_branch<S: Source<'de>>(
@@ -571,10 +521,7 @@ macro_rules! shared {
                 index: u32,
                 op: u32,
             ) -> Result<$p<T>> {
-                dec.enter()?;
-                let v = T::decode_resolved_branch(dec, rs, index, op)?;
-                dec.leave();
-                Ok($p::new(v))
+                deeper(dec, |d| T::decode_resolved_branch(d, rs, index, op), $p::new)
             }
             #[inline]
             fn decode_resolved<S: Source<'de>>(
@@ -582,23 +529,27 @@ macro_rules! shared {
                 rs: &Resolver,
                 op: u32,
             ) -> Result<$p<T>> {
-                dec.enter()?;
-                let v = T::decode_resolved(dec, rs, op)?;
-                dec.leave();
-                Ok($p::new(v))
+                deeper(dec, |d| T::decode_resolved(d, rs, op), $p::new)
             }
             #[inline]
             fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<$p<T>> {
-                dec.enter()?;
-                let v = T::decode(dec)?;
-                dec.leave();
-                Ok($p::new(v))
+                deeper(dec, T::decode, $p::new)
             }
+            $($extra)*
         }
     )*};
 }
 
-shared!(Rc, Arc);
+pointer! {
+    Box {
+        #[inline]
+        fn decode_into<S: Source<'de>>(&mut self, dec: &mut Decoder<'de, S>) -> Result<()> {
+            deeper(dec, |d| (**self).decode_into(d), |()| ())
+        }
+    }
+    Rc {}
+    Arc {}
+}
 
 impl<T: AvroEncode + ?Sized> AvroEncode for &T {
     #[inline(always)]

@@ -4,7 +4,7 @@
 use std::mem::size_of;
 
 use super::{AvroDecode, AvroEncode};
-use crate::decode::{Blocks, Decoder, ItemCost, RESERVE_MAX};
+use crate::decode::{Blocks, Decoder, ItemCost};
 use crate::encode::Encoder;
 use crate::error::{Error, Result};
 use crate::io::{Sink, Source};
@@ -47,16 +47,7 @@ pub(crate) fn decode_fixed_items<'de, T, S: Source<'de>, const N: usize>(
     out: &mut Vec<T>,
     value: impl Fn([u8; N]) -> Result<T>,
 ) -> Result<()> {
-    dec.enter()?;
-    let mut blocks = Blocks::default();
-    loop {
-        let count = dec.next_block(&mut blocks, || ItemCost {
-            zero_size_mem: None,
-            mem: size_of::<T>(),
-        })?;
-        if count == 0 {
-            break;
-        }
+    decode_block_items(dec, out, |dec, count, out| {
         // `next_block` bounded `count * size_of::<T>()` by the allocation limit, so this
         // neither overflows nor reserves more than the limit (and `read_fixed_ref` checks
         // the bytes are there before anything is reserved).
@@ -69,19 +60,19 @@ pub(crate) fn decode_fixed_items<'de, T, S: Source<'de>, const N: usize>(
             a.copy_from_slice(c);
             match value(a) {
                 Ok(v) => out.push(v),
-                Err(e) => return Err(bad_item(e, at + (i * N) as u64, out.len())),
+                Err(e) => return Err(at_offset(e, at + (i * N) as u64)),
             }
         }
-    }
-    dec.leave();
-    Ok(())
+        Ok(())
+    })
 }
 
-/// Reads an array of `int`s or `long`s: per block, after the block skeleton's checks, `block`
-/// reads the block's `count` varints in one loop over the source ([`Decoder::read_ints`]),
-/// instead of a decode call per item.
+/// Reads an array a block at a time: per block, after the block skeleton's checks,
+/// `block` reads the block's `count` items into `out` in one go (a bulk copy of fixed-width
+/// items, or one loop over the source for `int`s and `long`s, [`Decoder::read_ints`]) instead
+/// of a decode call per item. Errors get the index of the item `out` would have held next.
 #[inline(always)]
-pub(crate) fn decode_varint_items<'de, T, S: Source<'de>>(
+pub(crate) fn decode_block_items<'de, T, S: Source<'de>>(
     dec: &mut Decoder<'de, S>,
     out: &mut Vec<T>,
     mut block: impl FnMut(&mut Decoder<'de, S>, u64, &mut Vec<T>) -> Result<()>,
@@ -96,9 +87,6 @@ pub(crate) fn decode_varint_items<'de, T, S: Source<'de>>(
         if count == 0 {
             break;
         }
-        // A count is a claim until its items are read (a reader source cannot check it
-        // against the bytes left), so the reservation is capped as the item-by-item loop's is.
-        out.reserve(count.min(RESERVE_MAX) as usize);
         if let Err(e) = block(dec, count, out) {
             return Err(in_index(e, out.len()));
         }
@@ -109,14 +97,14 @@ pub(crate) fn decode_varint_items<'de, T, S: Source<'de>>(
 
 #[cold]
 #[inline(never)]
-fn in_index(e: Error, index: usize) -> Error {
-    e.in_index(index as u64)
+fn at_offset(e: Error, at: u64) -> Error {
+    e.at_offset(at)
 }
 
 #[cold]
 #[inline(never)]
-fn bad_item(e: Error, at: u64, index: usize) -> Error {
-    e.at_offset(at).in_index(index as u64)
+fn in_index(e: Error, index: usize) -> Error {
+    e.in_index(index as u64)
 }
 
 /// Writes a map of `len` entries.

@@ -13,10 +13,7 @@
 use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::{CopySource, Source};
-use crate::resolution::ops::{
-    enum_out_of_range, skip, unknown_symbol, zero_size_item_mem, FailOp, Op, OpId, RecordOp, Step,
-    NO_SYMBOL,
-};
+use crate::resolution::ops::{skip, zero_size_item_mem, FailOp, Op, OpId, RecordOp, Step};
 use crate::resolution::{PlanInner, ResolvedPlan};
 use crate::schema::Schema;
 use crate::value::write_value_at;
@@ -255,13 +252,7 @@ impl Resolver {
         let Op::Enum(e) = self.leaf(dec, id)?.0 else {
             return Err(mismatch("enum"));
         };
-        let at = dec.offset();
-        let i = dec.read_enum()?;
-        match e.table.get(i as usize) {
-            Some(&r) if r != NO_SYMBOL => Ok(r),
-            Some(_) => Err(unknown_symbol(self.p(), e.writer, i, at)),
-            None => Err(enum_out_of_range(self.p(), e.writer, i, at)),
-        }
+        e.read(dec, self.p())
     }
 
     /// Reads the branch of a reader union: `(reader branch index, op reading its value)`. The

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::literal::Literal;
-use super::ops::{Op, OpId, RecordOp, Skip, Step, NO_SYMBOL};
+use super::ops::{Op, OpId, RecordOp, Skip, Step};
 use super::{PlanInner, ResolvedPlan};
 use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
@@ -531,23 +531,8 @@ impl<'p, 'de, S: Source<'de>> ResolvingDecoder<'p, 'de, S> {
         let v = match &step.action {
             Action::Wire(Op::Enum(e)) => {
                 self.skip_all(&step.before)?;
-                let at = self.dec.offset();
-                let i = self.dec.read_enum().map_err(|e| in_step(e, step))?;
-                match e.table.get(i as usize) {
-                    Some(&r) if r != NO_SYMBOL => r,
-                    Some(_) => {
-                        return Err(in_step(
-                            super::ops::unknown_symbol(self.plan, e.writer, i, at),
-                            step,
-                        ))
-                    }
-                    None => {
-                        return Err(in_step(
-                            super::ops::enum_out_of_range(self.plan, e.writer, i, at),
-                            step,
-                        ))
-                    }
-                }
+                e.read(&mut self.dec, self.plan)
+                    .map_err(|err| in_step(err, step))?
             }
             Action::Default(Literal::Enum(v)) => *v,
             _ => return Err(self.wrong_read("read_enum", step)),

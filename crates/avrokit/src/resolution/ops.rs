@@ -70,6 +70,29 @@ pub(crate) struct EnumOp {
 /// A marker in [`EnumOp::table`] for a writer symbol the reader cannot read.
 pub(crate) const NO_SYMBOL: u32 = u32::MAX;
 
+impl EnumOp {
+    /// Reads a writer enum symbol and maps it to the reader's symbol index: every reader of
+    /// resolved enums (values, serde, the generated codecs, the resolving decoder) goes
+    /// through here.
+    ///
+    /// # Errors
+    /// End of input, an index beyond the writer's symbols, or a symbol the reader lacks.
+    #[inline(always)]
+    pub(crate) fn read<'de, S: Source<'de>>(
+        &self,
+        dec: &mut Decoder<'de, S>,
+        p: &PlanInner,
+    ) -> Result<u32> {
+        let at = dec.offset();
+        let i = dec.read_enum()?;
+        match self.table.get(i as usize) {
+            Some(&r) if r != NO_SYMBOL => Ok(r),
+            Some(_) => Err(unknown_symbol(p, self.writer, i, at)),
+            None => Err(enum_out_of_range(p, self.writer, i, at)),
+        }
+    }
+}
+
 /// A datum that cannot be read: a writer union branch the reader has no match for, or a pair
 /// that failed to resolve but is only reachable through such a branch.
 #[derive(Debug, Clone)]

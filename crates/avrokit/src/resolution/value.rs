@@ -11,8 +11,8 @@
 //! its defaults are assigned in place (a string default reuses the string already there).
 
 use super::ops::{
-    enum_out_of_range, skip, unknown_symbol, zero_size_item_mem, BytesOut, EnumOp, FailOp,
-    FixedOut, IntOut, LongOut, Op, OpId, Step, StringOut, NO_SYMBOL,
+    skip, zero_size_item_mem, BytesOut, FailOp, FixedOut, IntOut, LongOut, Op, OpId, Step,
+    StringOut,
 };
 use super::{PlanInner, ResolvedPlan};
 use crate::decode::Decoder;
@@ -161,7 +161,7 @@ fn try_leaf<'de, S: Source<'de>>(
         Op::Float => Value::Float(dec.read_float()?),
         Op::Double => Value::Double(dec.read_double()?),
         Op::String(StringOut::String) => Value::String(dec.read_str()?.to_owned()),
-        Op::Enum(e) => Value::Enum(read_enum(dec, p, e)?),
+        Op::Enum(e) => Value::Enum(e.read(dec, p)?),
         _ => return Ok(None),
     }))
 }
@@ -226,7 +226,7 @@ fn read_op<'de, S: Source<'de>>(
         Op::Bytes(out) => out.make(dec.read_bytes()?),
         Op::String(out) => out.make(dec.read_str()?),
         Op::Fixed { size, out } => out.make(dec.read_fixed(*size)?),
-        Op::Enum(e) => Value::Enum(read_enum(dec, p, e)?),
+        Op::Enum(e) => Value::Enum(e.read(dec, p)?),
         Op::Array {
             item,
             zero_size_items,
@@ -277,22 +277,6 @@ fn read_op<'de, S: Source<'de>>(
     })
 }
 
-/// Reads a writer enum symbol and maps it to the reader's.
-#[inline(always)]
-fn read_enum<'de, S: Source<'de>>(
-    dec: &mut Decoder<'de, S>,
-    p: &PlanInner,
-    e: &EnumOp,
-) -> Result<u32> {
-    let at = dec.offset();
-    let i = dec.read_enum()?;
-    match e.table.get(i as usize) {
-        Some(&r) if r != NO_SYMBOL => Ok(r),
-        Some(_) => Err(unknown_symbol(p, e.writer, i, at)),
-        None => Err(enum_out_of_range(p, e.writer, i, at)),
-    }
-}
-
 #[cold]
 #[inline(never)]
 fn fail<'de, S: Source<'de>>(dec: &Decoder<'de, S>, f: &FailOp) -> Error {
@@ -331,7 +315,7 @@ fn try_leaf_into<'de, S: Source<'de>>(
         Op::Float => set_scalar!(slot, Float, dec.read_float()?, varies),
         Op::Double => set_scalar!(slot, Double, dec.read_double()?, varies),
         Op::String(StringOut::String) => set_string(slot, dec.read_str()?),
-        Op::Enum(e) => set_scalar!(slot, Enum, read_enum(dec, p, e)?, varies),
+        Op::Enum(e) => set_scalar!(slot, Enum, e.read(dec, p)?, varies),
         _ => return Ok(false),
     }
     Ok(true)
@@ -444,7 +428,7 @@ fn op_into<'de, S: Source<'de>>(
                 |dec| op_inline(dec, p, *values),
             )?;
         }
-        Op::Enum(e) => set_scalar!(slot, Enum, read_enum(dec, p, e)?, false),
+        Op::Enum(e) => set_scalar!(slot, Enum, e.read(dec, p)?, false),
         Op::Bytes(BytesOut::Bytes) => set_bytes(slot, dec.read_bytes()?),
         Op::Fixed {
             size,

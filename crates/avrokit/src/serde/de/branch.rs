@@ -10,9 +10,7 @@ use super::op::{
 use crate::error::{Error, Result};
 use crate::io::{Reference, Source};
 use crate::logical::{big_decimal, decimal};
-use crate::resolution::ops::{
-    enum_out_of_range, unknown_symbol, BytesOut, FixedOut, Op, OpId, NO_SYMBOL,
-};
+use crate::resolution::ops::{enum_out_of_range, BytesOut, FixedOut, Op, OpId};
 use crate::schema::{NodeId, NodeKind, Schema};
 use crate::serde::logical::parse_uuid;
 
@@ -222,13 +220,7 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
         let Op::Enum(e) = &p.ops[self.op as usize] else {
             return Err(wrong_shape("no enum", self.dec.offset()));
         };
-        let at = self.dec.offset();
-        let i = self.dec.read_enum()?;
-        match e.table.get(i as usize) {
-            Some(&r) if r != NO_SYMBOL => Ok(r),
-            Some(_) => Err(unknown_symbol(p, e.writer, i, at)),
-            None => Err(enum_out_of_range(p, e.writer, i, at)),
-        }
+        e.read(self.dec, p)
     }
 
     /// The reader's symbol `r`, read at `at`.
