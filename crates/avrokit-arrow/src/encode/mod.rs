@@ -17,6 +17,7 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_buffer::{i256, IntervalMonthDayNano, NullBuffer};
 use arrow_schema::{DataType, Field, Fields, SchemaRef};
 use avrokit::container::Codec;
+use avrokit::io::Sink;
 use avrokit::schema::{LogicalType, NodeId, NodeKind};
 use avrokit::Schema;
 
@@ -443,44 +444,13 @@ fn put_long(out: &mut Vec<u8>, v: i64) {
     put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
 }
 
-/// The 7-bit groups of `v` (below 2^56) moved apart into the bytes of a word, with three
-/// shift-and-mask steps.
-#[inline(always)]
-fn groups(v: u64) -> u64 {
-    let x = (v & 0x0000_0000_0fff_ffff) | ((v & 0x00ff_ffff_f000_0000) << 4);
-    let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x0fff_c000_0fff_c000) << 2);
-    (x & 0x007f_007f_007f_007f) | ((x & 0x3f80_3f80_3f80_3f80) << 1)
-}
-
-/// A varint. One byte is a push; up to 8 bytes are one word store and a truncate; 9 and 10
-/// bytes (a random `long`) are the low 56 bits as one word and the rest as two bytes. No loop
-/// per byte: the core's sink spreads only values below 2^56 and loops over the others, which
-/// on the -container record's random longs was a tenth of the encoding's instructions.
+/// A varint, through the core's `Vec<u8>` sink: one byte is a push, longer ones are one or two
+/// word stores and a truncate, with no loop per byte (random `long`s, 9 and 10 bytes, were a
+/// tenth of the -container record's encoding instructions when they looped).
 #[inline(always)]
 fn put_varint(out: &mut Vec<u8>, v: u64) {
-    if v < 0x80 {
-        out.push(v as u8);
-        return;
-    }
-    let at = out.len();
-    if v < 1 << 56 {
-        let len = (64 - v.leading_zeros()).div_ceil(7) as usize;
-        // Continuation bits on every byte but the last.
-        let cont = 0x8080_8080_8080_8080u64 & ((1u64 << (8 * (len - 1))) - 1);
-        out.extend_from_slice(&(groups(v) | cont).to_le_bytes());
-        out.truncate(at + len);
-    } else {
-        let word = groups(v & ((1 << 56) - 1)) | 0x8080_8080_8080_8080;
-        let hi = v >> 56;
-        let (tail, len) = if hi < 0x80 {
-            ([hi as u8, 0], 9)
-        } else {
-            ([hi as u8 | 0x80, (hi >> 7) as u8], 10)
-        };
-        out.extend_from_slice(&word.to_le_bytes());
-        out.extend_from_slice(&tail);
-        out.truncate(at + len);
-    }
+    // A `Vec` sink cannot fail.
+    let _ = Sink::write_varint(out, v);
 }
 
 #[inline(always)]

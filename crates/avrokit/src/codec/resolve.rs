@@ -13,7 +13,7 @@
 use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::{CopySource, Source};
-use crate::resolution::ops::{skip, zero_size_item_mem, FailOp, Op, OpId, RecordOp, Step};
+use crate::resolution::ops::{skip, zero_size_item_mem, Op, OpId, RecordOp, Step};
 use crate::resolution::{PlanInner, ResolvedPlan};
 use crate::schema::Schema;
 use crate::value::write_value_at;
@@ -129,7 +129,7 @@ impl Resolver {
         loop {
             match &p.ops[id as usize] {
                 Op::Union(branches) => id = writer_branch(dec, branches)?,
-                Op::Fail(f) => return Err(fail(dec, f)),
+                Op::Fail(f) => return Err(f.error(dec.offset())),
                 op => return Ok((op, id)),
             }
         }
@@ -442,12 +442,6 @@ fn bad_branch(i: u32, n: usize, at: u64) -> Error {
         format!("union index {i} out of range: the union has {n} branches"),
         at,
     )
-}
-
-#[cold]
-#[inline(never)]
-fn fail<'de, S: Source<'de>>(dec: &Decoder<'de, S>, f: &FailOp) -> Error {
-    Error::at(ErrorKind::Resolution, f.message.to_string(), dec.offset())
 }
 
 /// A plan op that does not read what the type reads: the plan was compiled against another

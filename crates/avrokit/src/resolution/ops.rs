@@ -101,6 +101,15 @@ pub(crate) struct FailOp {
     pub(crate) message: Box<str>,
 }
 
+impl FailOp {
+    /// The error of reaching this op at `at`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn error(&self, at: u64) -> Error {
+        Error::at(ErrorKind::Resolution, self.message.to_string(), at)
+    }
+}
+
 /// One compiled op.
 #[derive(Debug, Clone)]
 pub(crate) enum Op {

@@ -11,8 +11,7 @@
 //! its defaults are assigned in place (a string default reuses the string already there).
 
 use super::ops::{
-    skip, zero_size_item_mem, BytesOut, FailOp, FixedOut, IntOut, LongOut, Op, OpId, Step,
-    StringOut,
+    skip, zero_size_item_mem, BytesOut, FixedOut, IntOut, LongOut, Op, OpId, Step, StringOut,
 };
 use super::{PlanInner, ResolvedPlan};
 use crate::decode::Decoder;
@@ -272,15 +271,9 @@ fn read_op<'de, S: Source<'de>>(
             v
         }
         Op::Wrap { index, op } => Value::Union(*index, Box::new(op_inline(dec, p, *op)?)),
-        Op::Fail(f) => return Err(fail(dec, f)),
+        Op::Fail(f) => return Err(f.error(dec.offset())),
         Op::Pending => return Err(pending()),
     })
-}
-
-#[cold]
-#[inline(never)]
-fn fail<'de, S: Source<'de>>(dec: &Decoder<'de, S>, f: &FailOp) -> Error {
-    Error::at(ErrorKind::Resolution, f.message.to_string(), dec.offset())
 }
 
 #[cold]
