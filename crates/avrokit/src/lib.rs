@@ -46,7 +46,7 @@
 //! # Cargo features
 //! All on by default; each enables one container file codec (`null` is always there). A file
 //! whose codec is disabled fails to open with a clear error.
-//! - `deflate`: flate2 over zlib-rs (a pure-Rust port of zlib).
+//! - `deflate`: libdeflate (whole-block compression and decompression, C, built from source).
 //! - `snappy`: snap (pure Rust), with crc32fast for the block checksums.
 //! - `zstandard`: the zstd C library, compiled from source (needs a C compiler).
 //! - `bzip2`: libbz2-rs-sys (pure Rust).

@@ -261,7 +261,7 @@ fn grow(out: &mut Vec<u8>, max: usize, name: &str) -> Result<()> {
 pub struct Compressor {
     codec: Codec,
     #[cfg(feature = "deflate")]
-    deflate: Option<flate2::Compress>,
+    deflate: Option<libdeflater::Compressor>,
     #[cfg(feature = "snappy")]
     snappy: Option<snap::raw::Encoder>,
     #[cfg(feature = "zstandard")]
@@ -304,24 +304,22 @@ impl Compressor {
             }
             #[cfg(feature = "deflate")]
             Codec::Deflate { level } => {
-                use flate2::{Compress, Compression, FlushCompress, Status};
-                let c = self
-                    .deflate
-                    .get_or_insert_with(|| Compress::new(Compression::new(level), false));
-                c.reset();
-                out.reserve(input.len() / 2 + 64);
-                loop {
-                    if out.len() == out.capacity() {
-                        out.reserve(out.capacity().max(64));
+                let c = match &mut self.deflate {
+                    Some(c) => c,
+                    None => {
+                        let lvl = libdeflater::CompressionLvl::new(level as i32)
+                            .map_err(|_| codec_error("deflate", format!("level {level}")))?;
+                        self.deflate.insert(libdeflater::Compressor::new(lvl))
                     }
-                    let consumed = c.total_in() as usize;
-                    let st = c
-                        .compress_vec(&input[consumed..], out, FlushCompress::Finish)
-                        .map_err(|e| codec_error("deflate", e))?;
-                    if st == Status::StreamEnd {
-                        return Ok(());
-                    }
-                }
+                };
+                // One call over the whole block, into room for its worst case.
+                let start = out.len();
+                out.resize(start + c.deflate_compress_bound(input.len()), 0);
+                let n = c
+                    .deflate_compress(input, &mut out[start..])
+                    .map_err(|e| codec_error("deflate", e))?;
+                out.truncate(start + n);
+                Ok(())
             }
             #[cfg(feature = "snappy")]
             Codec::Snappy => {
@@ -423,7 +421,10 @@ impl Compressor {
 pub(crate) struct Decompressor {
     codec: Codec,
     #[cfg(feature = "deflate")]
-    inflate: Option<flate2::Decompress>,
+    inflate: Option<libdeflater::Decompressor>,
+    /// The size of the last block inflated: the first guess at the next one's.
+    #[cfg(feature = "deflate")]
+    inflated: usize,
     #[cfg(feature = "snappy")]
     snappy: Option<snap::raw::Decoder>,
     #[cfg(feature = "zstandard")]
@@ -443,6 +444,8 @@ impl Decompressor {
             codec,
             #[cfg(feature = "deflate")]
             inflate: None,
+            #[cfg(feature = "deflate")]
+            inflated: 0,
             #[cfg(feature = "snappy")]
             snappy: None,
             #[cfg(feature = "zstandard")]
@@ -460,6 +463,11 @@ impl Decompressor {
     /// [`ErrorKind::Codec`] for corrupt or truncated input (and a snappy checksum mismatch),
     /// [`ErrorKind::Limit`] when the output would exceed `max` bytes.
     pub(crate) fn decompress(&mut self, input: &[u8], out: &mut Vec<u8>, max: usize) -> Result<()> {
+        // Deflate reuses what `out` holds as room (see `inflate`).
+        #[cfg(feature = "deflate")]
+        if let Codec::Deflate { .. } = self.codec {
+            return self.inflate(input, out, max);
+        }
         out.clear();
         match self.codec {
             Codec::Null => {
@@ -467,29 +475,6 @@ impl Decompressor {
                     return Err(bomb("null", max));
                 }
                 out.extend_from_slice(input);
-                Ok(())
-            }
-            #[cfg(feature = "deflate")]
-            Codec::Deflate { .. } => {
-                use flate2::{Decompress, FlushDecompress, Status};
-                let d = self.inflate.get_or_insert_with(|| Decompress::new(false));
-                d.reset(false);
-                loop {
-                    grow(out, max, "deflate")?;
-                    let (in0, out0) = (d.total_in(), d.total_out());
-                    let st = d
-                        .decompress_vec(&input[in0 as usize..], out, FlushDecompress::None)
-                        .map_err(|e| codec_error("deflate", e))?;
-                    if st == Status::StreamEnd {
-                        break;
-                    }
-                    if d.total_in() == in0 && d.total_out() == out0 && out.len() < out.capacity() {
-                        return Err(codec_error("deflate", "the compressed data ends early"));
-                    }
-                }
-                if out.len() > max {
-                    return Err(bomb("deflate", max));
-                }
                 Ok(())
             }
             #[cfg(feature = "snappy")]
@@ -620,6 +605,58 @@ impl Decompressor {
     }
 }
 
+impl Decompressor {
+    /// Inflates a raw deflate block whole, in one call (libdeflate's way: several times
+    /// faster than a streaming inflater). The output size is not recorded in Avro's blocks, so
+    /// it is guessed (from the last block's and from four times the input), and the block is
+    /// inflated again into twice the room while it does not fit, up to `max` bytes.
+    #[cfg(feature = "deflate")]
+    fn inflate(&mut self, input: &[u8], out: &mut Vec<u8>, max: usize) -> Result<()> {
+        use libdeflater::DecompressionError;
+        let d = self
+            .inflate
+            .get_or_insert_with(libdeflater::Decompressor::new);
+        let mut room = (self.inflated + self.inflated / 4)
+            .max(input.len().saturating_mul(4))
+            .max(64 * 1024)
+            .min(max);
+        loop {
+            // The bytes left from the last block are overwritten, never read: only new room
+            // is zeroed.
+            if out.len() < room {
+                out.try_reserve(room - out.len()).map_err(|_| {
+                    Error::new(
+                        ErrorKind::Limit,
+                        format!("deflate: cannot allocate {room} bytes"),
+                    )
+                })?;
+                out.resize(room, 0);
+            }
+            match d.deflate_decompress(input, &mut out[..room]) {
+                Ok(n) => {
+                    out.truncate(n);
+                    self.inflated = n;
+                    return Ok(());
+                }
+                Err(DecompressionError::InsufficientSpace) if room < max => {
+                    room = room.saturating_mul(2).min(max);
+                }
+                Err(DecompressionError::InsufficientSpace) => {
+                    out.clear();
+                    return Err(bomb("deflate", max));
+                }
+                Err(DecompressionError::BadData) => {
+                    out.clear();
+                    return Err(codec_error(
+                        "deflate",
+                        "the compressed data is corrupt or ends early",
+                    ));
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -712,6 +749,34 @@ mod tests {
                     "{codec} cut {cut}"
                 );
             }
+        }
+    }
+
+    /// Deflate blocks carry no output size: the inflater's guesses must neither lose bytes nor
+    /// keep stale ones, from small blocks to ones expanding a thousandfold, in any order.
+    #[cfg(feature = "deflate")]
+    #[test]
+    fn deflate_sizes_in_any_order() {
+        let text: Vec<u8> = (0..300_000u32)
+            .map(|i| b"avro"[(i % 7 % 4) as usize])
+            .collect();
+        let noise: Vec<u8> = (0..200_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        let zeros = vec![0u8; 3 << 20];
+        let blocks: [&[u8]; 7] = [b"x", &zeros, b"", &noise, &text, &zeros[..70_000], b"y"];
+        let mut c = Compressor::new(Codec::DEFLATE).unwrap();
+        let mut d = Decompressor::new(Codec::DEFLATE).unwrap();
+        let mut out = Vec::new();
+        for b in blocks.iter().chain(blocks.iter().rev()) {
+            let mut z = Vec::new();
+            c.compress(b, &mut z).unwrap();
+            d.decompress(&z, &mut out, 8 << 20).unwrap();
+            assert!(out == *b, "a block of {} bytes", b.len());
+            // What a writer may leave after the stream (avro-py: zlib's checksum) is ignored.
+            z.extend_from_slice(&[1, 2, 3]);
+            d.decompress(&z, &mut out, 8 << 20).unwrap();
+            assert!(out == *b, "a block of {} bytes, trailing bytes", b.len());
         }
     }
 
