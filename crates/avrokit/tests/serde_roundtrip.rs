@@ -672,3 +672,62 @@ fn hostile_input_never_panics() {
     let e = from_datum_slice::<N>(&deep, &DePlan::compile(&schema).unwrap()).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Limit);
 }
+
+/// One plan, many struct types: field keys are matched by the constant's address once seen,
+/// which must never match a different name (one sharing a prefix included), nor stop a
+/// reordered, renamed or missing field from being found by name.
+#[test]
+fn struct_keys_are_matched_exactly_across_types() {
+    #[derive(Serialize)]
+    struct InOrder {
+        abc: i32,
+        ab: i32,
+    }
+    #[derive(Serialize)]
+    struct Reordered {
+        ab: i32,
+        abc: i32,
+    }
+    #[derive(Serialize)]
+    struct Prefix {
+        ab: i32,
+        abc: i32,
+        #[serde(rename = "abc")]
+        again: i32,
+    }
+    #[derive(Serialize)]
+    struct Missing {
+        abc: i32,
+    }
+    #[derive(Serialize)]
+    struct Unknown {
+        abc: i32,
+        abd: i32,
+    }
+    let schema = Schema::parse_str(
+        r#"{"type":"record","name":"R","fields":[
+            {"name":"abc","type":"int"},{"name":"ab","type":"int"}]}"#,
+    )
+    .unwrap();
+    let plan = SerPlan::compile(&schema).unwrap();
+    let expect = |abc: i32, ab: i32| {
+        avrokit::to_datum_vec(&Value::Record(vec![Value::Int(abc), Value::Int(ab)]), &schema)
+            .unwrap()
+    };
+    for _ in 0..3 {
+        assert_eq!(
+            to_datum_vec(&InOrder { abc: 1, ab: 2 }, &plan).unwrap(),
+            expect(1, 2)
+        );
+        assert_eq!(
+            to_datum_vec(&Reordered { ab: 3, abc: 4 }, &plan).unwrap(),
+            expect(4, 3)
+        );
+        let e = to_datum_vec(&Prefix { ab: 5, abc: 6, again: 7 }, &plan).unwrap_err();
+        assert!(e.to_string().contains("written twice"), "{e}");
+        let e = to_datum_vec(&Missing { abc: 8 }, &plan).unwrap_err();
+        assert!(e.to_string().contains("\"ab\""), "{e}");
+        let e = to_datum_vec(&Unknown { abc: 9, abd: 10 }, &plan).unwrap_err();
+        assert!(e.to_string().contains("abd"), "{e}");
+    }
+}

@@ -6,7 +6,7 @@ use ::serde::ser::{self, Serialize};
 
 use super::keys::{ByteSer, IntCapture, KeyCapture, KeySer};
 use super::node::{logical_end, NodeSer};
-use super::plan::{PlanInner, SNode, SRecord};
+use super::plan::{PlanInner, SField, SNode, SRecord};
 use super::State;
 use crate::error::{Error, Result};
 use crate::io::Sink;
@@ -176,21 +176,35 @@ pub(crate) struct RecordSer<'a, S: Sink> {
 }
 
 impl<S: Sink> RecordSer<'_, S> {
+    /// A field of a struct: its key is a constant, matched by address once seen (see
+    /// [`SField::is_key`]).
     #[inline(always)]
-    fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<()> {
-        if let Some(f) = self.rec.fields.get(self.next) {
-            if &*f.name == key {
-                value
-                    .serialize(NodeSer::at(self.st, self.plan, f.node))
-                    .map_err(|e| e.in_field(f.name.to_string()))?;
-                self.next += 1;
-                if !self.pending.is_empty() {
-                    self.drain_pending()?;
-                }
-                return Ok(());
-            }
+    fn struct_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
+        match self.rec.fields.get(self.next) {
+            Some(f) if f.is_key(key) => self.in_order(f, value),
+            _ => self.field_out_of_order(key, value),
         }
-        self.field_out_of_order(key, value)
+    }
+
+    /// A field named by a map key.
+    fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<()> {
+        match self.rec.fields.get(self.next) {
+            Some(f) if *f.name == *key => self.in_order(f, value),
+            _ => self.field_out_of_order(key, value),
+        }
+    }
+
+    /// Writes the field whose turn it is.
+    #[inline(always)]
+    fn in_order<T: Serialize + ?Sized>(&mut self, f: &SField, value: &T) -> Result<()> {
+        value
+            .serialize(NodeSer::at(self.st, self.plan, f.node))
+            .map_err(|e| e.in_field(f.name.to_string()))?;
+        self.next += 1;
+        if !self.pending.is_empty() {
+            self.drain_pending()?;
+        }
+        Ok(())
     }
 
     /// The `i`th field, for tuples written as records.
@@ -367,7 +381,7 @@ macro_rules! compound_impl {
             }
         }
     };
-    (@record $r:ident, $value:ident, $key:ident) => { $r.field($key, $value) };
+    (@record $r:ident, $value:ident, $key:ident) => { $r.struct_field($key, $value) };
     (@record $r:ident, $value:ident) => { $r.positional($value) };
     (@map $m:ident, $value:ident, $key:ident) => { $m.field($key, $value) };
     (@map $m:ident, $value:ident) => {{

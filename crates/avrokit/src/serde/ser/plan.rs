@@ -1,5 +1,6 @@
 //! Compiling a schema for serde writing: [`SerPlan`].
 
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
 use super::MAX_WRITE_DEPTH;
@@ -100,6 +101,28 @@ pub(super) struct SField {
     pub(super) node: u32,
     /// The field's default, encoded once: written when the Rust value has no such field.
     pub(super) default: Option<Box<[u8]>>,
+    /// The address of a `&'static str` key already found equal to `name` (0: none yet), so
+    /// that a derived `Serialize`, which passes the same constant for every datum, is matched
+    /// without comparing the text again.
+    seen: AtomicUsize,
+}
+
+impl SField {
+    /// Whether a struct field's key names this field.
+    #[inline(always)]
+    pub(super) fn is_key(&self, key: &'static str) -> bool {
+        let addr = key.as_ptr() as usize;
+        // A `'static` string is never freed or changed: the same address and length mean the
+        // same text. (The length matters: constants may share a prefix's address.)
+        if self.seen.load(Relaxed) == addr && self.name.len() == key.len() {
+            return true;
+        }
+        if *self.name == *key {
+            self.seen.store(addr, Relaxed);
+            return true;
+        }
+        false
+    }
 }
 
 pub(super) struct SUnion {
@@ -201,6 +224,7 @@ pub(super) fn compile_node(schema: &Schema, node: &Node) -> SNode {
                 .fields
                 .iter()
                 .map(|f| SField {
+                    seen: AtomicUsize::new(0),
                     name: f.name.as_str().into(),
                     node: f.schema.0,
                     default: f.default.as_ref().and_then(|json| {
