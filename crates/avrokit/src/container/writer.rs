@@ -849,7 +849,8 @@ fn emit<W: Write>(
 }
 
 /// Writes `payload` as one block of `count` objects, as [`emit`] does, from the caller's
-/// slice: the count and size, then the payload, then the sync marker, in three `write_all`s.
+/// slice: the count and size, then the payload, then the sync marker, in one vectored write
+/// where the sink supports them.
 fn emit_from<W: Write>(
     payload: &[u8],
     count: u64,
@@ -862,10 +863,43 @@ fn emit_from<W: Write>(
     head[..a].copy_from_slice(&v[..a]);
     let b = encode_varint(zigzag64(payload.len() as i64), &mut v);
     head[a..a + b].copy_from_slice(&v[..b]);
-    sink.write_all(&head[..a + b])?;
-    sink.write_all(payload)?;
-    sink.write_all(sync)?;
+    write_all_parts(sink, &mut [&head[..a + b], payload, sync])?;
     Ok((a + b + payload.len() + SYNC_SIZE) as u64)
+}
+
+/// `write_all` of several slices in order, through `write_vectored`: one system call for an
+/// unbuffered file (`writev`), one copy for a `Vec`, and no staging buffer. Retries
+/// `Interrupted` and short writes, as `write_all` does.
+fn write_all_parts<W: Write>(sink: &mut W, parts: &mut [&[u8]]) -> std::io::Result<()> {
+    use std::io::{ErrorKind as IoKind, IoSlice};
+    let mut first = 0;
+    loop {
+        while first < parts.len() && parts[first].is_empty() {
+            first += 1;
+        }
+        if first == parts.len() {
+            return Ok(());
+        }
+        let mut slices = [IoSlice::new(&[]); 3];
+        let n_slices = (parts.len() - first).min(slices.len());
+        for (s, p) in slices.iter_mut().zip(&parts[first..first + n_slices]) {
+            *s = IoSlice::new(p);
+        }
+        let mut n = match sink.write_vectored(&slices[..n_slices]) {
+            Ok(0) => return Err(IoKind::WriteZero.into()),
+            Ok(n) => n,
+            Err(e) if e.kind() == IoKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        for p in &mut parts[first..] {
+            let k = n.min(p.len());
+            *p = &p[k..];
+            n -= k;
+            if n == 0 {
+                break;
+            }
+        }
+    }
 }
 
 impl<W: Read + Write + Seek> Writer<W> {
