@@ -711,8 +711,11 @@ fn struct_keys_are_matched_exactly_across_types() {
     .unwrap();
     let plan = SerPlan::compile(&schema).unwrap();
     let expect = |abc: i32, ab: i32| {
-        avrokit::to_datum_vec(&Value::Record(vec![Value::Int(abc), Value::Int(ab)]), &schema)
-            .unwrap()
+        avrokit::to_datum_vec(
+            &Value::Record(vec![Value::Int(abc), Value::Int(ab)]),
+            &schema,
+        )
+        .unwrap()
     };
     for _ in 0..3 {
         assert_eq!(
@@ -723,7 +726,15 @@ fn struct_keys_are_matched_exactly_across_types() {
             to_datum_vec(&Reordered { ab: 3, abc: 4 }, &plan).unwrap(),
             expect(4, 3)
         );
-        let e = to_datum_vec(&Prefix { ab: 5, abc: 6, again: 7 }, &plan).unwrap_err();
+        let e = to_datum_vec(
+            &Prefix {
+                ab: 5,
+                abc: 6,
+                again: 7,
+            },
+            &plan,
+        )
+        .unwrap_err();
         assert!(e.to_string().contains("written twice"), "{e}");
         let e = to_datum_vec(&Missing { abc: 8 }, &plan).unwrap_err();
         assert!(e.to_string().contains("\"ab\""), "{e}");

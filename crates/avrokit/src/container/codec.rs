@@ -262,8 +262,10 @@ pub struct Compressor {
     codec: Codec,
     #[cfg(feature = "deflate")]
     deflate: Option<libdeflater::Compressor>,
+    /// Boxed: snap's encoder holds a 2 KiB table inline, which every move of a `Writer`
+    /// (built, returned, consumed) would otherwise copy.
     #[cfg(feature = "snappy")]
-    snappy: Option<snap::raw::Encoder>,
+    snappy: Option<Box<snap::raw::Encoder>>,
     #[cfg(feature = "zstandard")]
     zstd: Option<zstd::zstd_safe::CCtx<'static>>,
 }
@@ -323,7 +325,9 @@ impl Compressor {
             }
             #[cfg(feature = "snappy")]
             Codec::Snappy => {
-                let enc = self.snappy.get_or_insert_with(snap::raw::Encoder::new);
+                let enc = self
+                    .snappy
+                    .get_or_insert_with(|| Box::new(snap::raw::Encoder::new()));
                 let start = out.len();
                 out.resize(start + snap::raw::max_compress_len(input.len()), 0);
                 let n = enc
@@ -778,6 +782,12 @@ mod tests {
             d.decompress(&z, &mut out, 8 << 20).unwrap();
             assert!(out == *b, "a block of {} bytes, trailing bytes", b.len());
         }
+    }
+
+    /// A compressor is a few pointers: writers (which hold one) move cheaply.
+    #[test]
+    fn compressors_hold_no_tables_inline() {
+        assert!(std::mem::size_of::<Compressor>() <= 64);
     }
 
     #[test]
