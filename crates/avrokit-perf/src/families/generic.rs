@@ -157,8 +157,11 @@ fn onetime(ctx: &Ctx, name: &'static str, life: ReaderLife) -> Test {
     let data = rec_data(ctx.count / 12);
     let n = data.len();
     // avrokit's Value reader has no object to construct (the schema is the reader), so a new
-    // reader per datum costs it nothing: these rows equal GenericRead for avrokit.
-    let mut test = value::rows(Test::new(name, n, rec_bytes(&data)), RECORD_SCHEMA, None, n);
+    // reader per datum costs it nothing: these rows equal GenericRead for avrokit. The serde
+    // and codec rows make a new deserializer or decoder as the peers make their readers.
+    let mut test = value::rows(Test::new(name, n, rec_bytes(&data)), RECORD_SCHEMA, None, n)
+        .with(ak_serde::onetime_row::<Rec>(RECORD_SCHEMA, n, life))
+        .with(ak_codec::onetime_row::<Rec>(RECORD_SCHEMA, n, life));
     if ctx.compare {
         test = test.with_all(peers::onetime_peers::<Rec>(RECORD_SCHEMA, n, life));
     }

@@ -14,6 +14,7 @@ use avrokit::{AvroEncode, AvroSchema, Decoder, Encoder};
 use serde::de::DeserializeOwned;
 
 use super::schema::parse;
+use crate::adapters::workload::ReaderLife;
 use crate::harness::{check_consumed, reader, writer, Impl, Library, ReadFn, Side, WriteFn};
 
 /// What a type needs for the codec rows: its schema and both halves of its codec.
@@ -63,6 +64,35 @@ fn codec_read<R: AvroDecodeOwned + 'static>(n: usize) -> Side<ReadFn> {
         }
         check_consumed(dec.rest().len())
     })
+}
+
+/// Reads `n` datums, each a new `R`, with a new `Decoder` over the rest of the input for every
+/// datum when `life` says so (the one-time tests), and checks the input is consumed exactly.
+fn codec_read_onetime<R: AvroDecodeOwned + 'static>(n: usize, life: ReaderLife) -> Side<ReadFn> {
+    if life == ReaderLife::PerCycle {
+        return codec_read::<R>(n);
+    }
+    reader(move |input| {
+        let mut rest = input;
+        for _ in 0..n {
+            let mut dec = Decoder::from_slice(rest);
+            black_box(R::decode(&mut dec)?);
+            rest = dec.rest();
+        }
+        check_consumed(rest.len())
+    })
+}
+
+/// A read-only `codec` row of a one-time test: a decoder per cycle or per datum.
+pub fn onetime_row<R>(schema: &str, n: usize, life: ReaderLife) -> Impl
+where
+    R: AvroSchema + AvroDecodeOwned + 'static,
+{
+    let imp = Impl::new(Library::Avrokit, "codec");
+    match same_schema::<R>(schema) {
+        Ok(()) => imp.read(codec_read_onetime::<R>(n, life)),
+        Err(e) => imp.not_applicable(e),
+    }
 }
 
 /// Reads `n` datums over one `R`, reusing its strings and vectors (`decode_into`).

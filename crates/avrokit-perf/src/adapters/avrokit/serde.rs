@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::schema::parse;
+use crate::adapters::workload::ReaderLife;
 use crate::harness::{check_consumed, reader, writer, Impl, Library, ReadFn, Side, WriteFn};
 
 fn plans(schema: &str) -> Result<(SerPlan, DePlan), String> {
@@ -56,6 +57,33 @@ fn serde_read<R: DeserializeOwned + 'static>(plan: DePlan, n: usize) -> Side<Rea
         }
         check_consumed(de.decoder_mut().rest().len())
     })
+}
+
+/// A read-only `serde` row of a one-time test: the plan compiled once (as the peers parse their
+/// schema once), a `Deserializer` per cycle or, over the rest of the input, per datum.
+pub fn onetime_row<R: DeserializeOwned + 'static>(
+    schema: &str,
+    n: usize,
+    life: ReaderLife,
+) -> Impl {
+    let imp = Impl::new(Library::Avrokit, "serde");
+    let (_, plan) = match plans(schema) {
+        Ok(p) => p,
+        Err(e) => return imp.not_applicable(e),
+    };
+    if life == ReaderLife::PerCycle {
+        return imp.read(serde_read::<R>(plan, n));
+    }
+    imp.read(reader(move |input| {
+        let mut rest = input;
+        for _ in 0..n {
+            let mut de = Deserializer::from_slice(rest, &plan);
+            let r: R = de.deserialize()?;
+            black_box(r);
+            rest = de.decoder_mut().rest();
+        }
+        check_consumed(rest.len())
+    }))
 }
 
 /// avrokit's `serde` row: writes `items` as `T` (if given), reads `n` datums as `R`.
