@@ -281,22 +281,38 @@ fn resolve_record(path: Tokens, shape: &Fields, fields: &[Field]) -> Tokens {
             };)
         })
         .collect();
-    // Writer fields that are the reader's, in order (only promotions differ): read straight.
+    // Writer fields that are the reader's first ones, in order (only promotions differ), the
+    // rest defaulted (fields added to the schema): read straight.
     let n = wired.len();
     let straight: Tokens = wired
         .iter()
         .enumerate()
         .map(|(pos, (i, f))| {
             let l = &locals[*i];
-            let read = f
+            let name = &f.name;
+            let (read, default) = f
                 .wire
                 .as_ref()
-                .map(|w| w.read_resolved(&f.ty, quote!(__rec.op(#pos)?)))
+                .map(|w| {
+                    (
+                        w.read_resolved(&f.ty, quote!(__rec.op(#pos)?)),
+                        w.read_default(&f.ty),
+                    )
+                })
                 .unwrap_or_default();
-            quote!(let #l = match #read {
-                ::core::result::Result::Ok(v) => v,
-                ::core::result::Result::Err(e) => {
-                    return ::core::result::Result::Err(__rec.in_step(e, #pos))
+            quote!(let #l = if #pos < __m {
+                match #read {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(e) => {
+                        return ::core::result::Result::Err(__rec.in_step(e, #pos))
+                    }
+                }
+            } else {
+                match __rec.default_with(#pos - __m, #default) {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(e) => {
+                        return ::core::result::Result::Err(#p::in_field(e, #name))
+                    }
                 }
             };)
         })
@@ -314,7 +330,7 @@ fn resolve_record(path: Tokens, shape: &Fields, fields: &[Field]) -> Tokens {
     let build = construct(path, shape, fields, &locals);
     quote!({
         let __rec = rs.record(dec, op)?;
-        if __rec.in_order(#n) {
+        if let ::core::option::Option::Some(__m) = __rec.straight(#n) {
             #straight
             #skipped
             return ::core::result::Result::Ok(#build);

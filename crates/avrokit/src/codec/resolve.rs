@@ -30,9 +30,11 @@ pub struct Resolver {
     plan: ResolvedPlan,
     /// Per op: the encoded defaults of a record op, in the order of its `defaults`.
     defaults: Box<[Defaults]>,
-    /// Per op: a record op whose writer fields are the reader's, in the reader's order (no
-    /// skips, no defaults; promotions allowed), which the generated code reads straight.
-    in_order: Box<[bool]>,
+    /// Per record op whose writer fields are the reader's first fields, in the reader's order
+    /// (no skips; promotions allowed), and whose other reader fields all take defaults: how
+    /// many fields are read. The generated code reads such a record straight, field by field,
+    /// without walking its steps. `u32::MAX` for every other op.
+    straight: Box<[u32]>,
 }
 
 impl std::fmt::Debug for Resolver {
@@ -49,19 +51,29 @@ impl Resolver {
         let plan = ResolvedPlan::compile(writer, reader)?;
         let p = plan.inner();
         let mut defaults = Vec::with_capacity(p.ops.len());
-        let mut in_order = Vec::with_capacity(p.ops.len());
+        let mut straight = Vec::with_capacity(p.ops.len());
         for op in p.ops.iter() {
-            in_order.push(match op {
+            straight.push(match op {
                 Op::Record(rec) => {
-                    rec.defaults.is_empty()
-                        && rec.steps.len() == rec.len as usize
+                    let m = rec.steps.len();
+                    let reads_first = rec
+                        .steps
+                        .iter()
+                        .enumerate()
+                        .all(|(k, s)| matches!(s, Step::Read { to, .. } if *to as usize == k));
+                    let defaults_rest = m + rec.defaults.len() == rec.len as usize
                         && rec
-                            .steps
+                            .defaults
                             .iter()
                             .enumerate()
-                            .all(|(k, s)| matches!(s, Step::Read { to, .. } if *to as usize == k))
+                            .all(|(k, d)| d.pos as usize == m + k);
+                    if reads_first && defaults_rest {
+                        m as u32
+                    } else {
+                        u32::MAX
+                    }
                 }
-                _ => false,
+                _ => u32::MAX,
             });
             let encoded = match op {
                 Op::Record(rec) => {
@@ -87,7 +99,7 @@ impl Resolver {
         Ok(Resolver {
             plan,
             defaults: defaults.into(),
-            in_order: in_order.into(),
+            straight: straight.into(),
         })
     }
 
@@ -319,7 +331,7 @@ impl Resolver {
                 rs: self,
                 rec,
                 defaults: &self.defaults[id as usize],
-                in_order: self.in_order[id as usize],
+                straight: self.straight[id as usize],
             }),
             _ => Err(mismatch("record")),
         }
@@ -332,18 +344,20 @@ pub struct RecordSteps<'r> {
     rs: &'r Resolver,
     rec: &'r RecordOp,
     defaults: &'r [Box<[u8]>],
-    in_order: bool,
+    straight: u32,
 }
 
 impl RecordSteps<'_> {
-    /// True when the writer's fields are the reader's `n` fields in the reader's order (no
-    /// skipped or defaulted field): the caller reads field `k` with [`op`](Self::op)`(k)`.
+    /// `Some(m)` when the reader's record has `n` fields, of which the writer's are the first
+    /// `m`, in the reader's order (no skipped field), and the rest take their defaults: the
+    /// caller reads field `k < m` with [`op`](Self::op)`(k)` and field `k >= m` with
+    /// [`default_with`](Self::default_with)`(k - m, ..)`.
     #[inline(always)]
-    pub fn in_order(&self, n: usize) -> bool {
-        self.in_order && self.rec.steps.len() == n
+    pub fn straight(&self, n: usize) -> Option<usize> {
+        (self.straight != u32::MAX && self.rec.len as usize == n).then_some(self.straight as usize)
     }
 
-    /// The op of writer field `k` of an [`in_order`](Self::in_order) record.
+    /// The op of writer field `k` of a [`straight`](Self::straight) record.
     ///
     /// # Errors
     /// When field `k` is not read (not an in-order record): the plan and the type disagree.
