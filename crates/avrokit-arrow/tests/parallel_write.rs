@@ -84,3 +84,48 @@ fn parallel_compression_writes_the_single_threaded_file() {
         }
     }
 }
+
+/// A batch large enough to be encoded in slices on several threads, with a value the Avro
+/// schema cannot take in a later slice: the error names the row of the whole batch, and none
+/// of the batch reaches the file (the batches before it do).
+#[test]
+fn a_bad_row_in_a_later_slice_writes_nothing_of_its_batch() {
+    use arrow_schema::{DataType, Field, Schema as ArrowSchema};
+    let avro = avrokit::Schema::parse_str(
+        r#"{"type":"record","name":"r","fields":[{"name":"x","type":"long"}]}"#,
+    )
+    .unwrap();
+    let schema = Arc::new(ArrowSchema::new(vec![Field::new(
+        "x",
+        DataType::Int64,
+        true,
+    )]));
+    let batch = |rows: i64, bad: Option<i64>| {
+        let xs: Vec<Option<i64>> = (0..rows).map(|i| (Some(i) != bad).then_some(i)).collect();
+        RecordBatch::try_new(
+            schema.clone(),
+            vec![Arc::new(Int64Array::from(xs)) as ArrayRef],
+        )
+        .unwrap()
+    };
+    for threads in [1, 2, 4] {
+        let mut w = Writer::with_options(Vec::new(), &schema, Some(&avro), Codec::Null)
+            .unwrap()
+            .with_threads(threads)
+            .unwrap();
+        w.write(&batch(10, None)).unwrap();
+        let e = w
+            .write(&batch(40_000, Some(33_333)))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("row 33333"), "{threads} threads: {e}");
+        w.write(&batch(5000, None)).unwrap();
+        let file = w.finish().unwrap();
+        let rows: usize = ReaderBuilder::new()
+            .build_slice(&file)
+            .unwrap()
+            .map(|b| b.unwrap().num_rows())
+            .sum();
+        assert_eq!(rows, 5010, "{threads} threads");
+    }
+}
