@@ -12,15 +12,19 @@
 //! can be started, every block is decoded on the caller's thread, straight from a slice
 //! input, with the same results.
 //!
+//! [`ParRecords`] decodes the records themselves on the caller's thread only: its workers
+//! decompress and check blocks ahead of it (with the `null` codec it starts none).
+//!
 //! # Performance
-//! Where the time goes is the allocator, for records that own memory (measured on the mixed
-//! record of `avrokit-perf`'s container tests, 100k records, CPU time): reading a block's
-//! records into a `Vec` before giving them out costs 50% more than the sequential reader, as
-//! glibc's per-thread cache holds a few freed chunks per size, not a block's; and a record
-//! allocated on a worker and dropped on the caller's thread costs about twice as much again
-//! (glibc's cross-thread frees). So `ParRecords` on one thread is the sequential reader's
-//! loop, the caller reads the records of the blocks it decodes in their turn one by one, and
-//! record buffers go back to the workers instead of being freed.
+//! For records that own memory the allocator decides (the mixed record of `avrokit-perf`'s
+//! container tests, 100k records, 2 idle cores): the sequential reader takes 22 ms. Records
+//! decoded on a worker and dropped on the caller's thread take glibc's arena lock from both
+//! threads at every record: 110 ms of wall time and 157 ms of CPU with one worker beside the
+//! caller, 18 000 context switches per read (`__lll_lock_wait_private`, `_int_malloc`). A
+//! block's records held in a `Vec` before being given out cost 50% more even on one thread
+//! (glibc's per-thread cache holds a few chunks per size, not a block's). So records are read
+//! one at a time, on the thread that drops them; work that pays off on several threads goes
+//! in a [`ParBlocks`] function, which consumes each block's records where it decodes them.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Read;
@@ -32,6 +36,7 @@ use super::input::Input;
 use super::records::{BlockDecoding, Cursor};
 use super::{Block, Reader};
 use crate::codec::{AvroDecodeOwned, CodecPlan};
+use crate::container::codec::Codec;
 use crate::container::framing::BlockHeader;
 use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
@@ -464,36 +469,43 @@ fn stopped() -> Error {
     Error::new(ErrorKind::Io, "a decoding thread stopped")
 }
 
-/// A block's records, and the error that ended them early.
-type Decoded<T> = (Vec<T>, Option<Error>);
-
-/// Record buffers the caller has emptied, reused for later blocks: a new buffer per block
-/// (a large allocation) made glibc consolidate its free lists each time, and reading a
-/// block's records in a fresh buffer cost 60% more than the sequential reader, on one thread.
-type Spare<T> = Arc<Mutex<Vec<Vec<T>>>>;
-
 /// The function that reads one record.
 type ReadFn<T> = dyn for<'de> Fn(&mut Decoder<'de>) -> Result<T> + Send + Sync;
 
-/// The records of every remaining block of a [`Reader`], decoded on several threads (the
-/// caller's among them), in file order. Made by [`Reader::par_values`], [`Reader::par_serde_iter`],
-/// [`Reader::par_codec_iter`] and [`Reader::par_iter_with`].
+/// A block's framing and bytes, decompressed and count-checked on a worker.
+type Loaded = (BlockHeader, Vec<u8>);
+
+/// Where the records of the block being read are.
+enum Bytes {
+    /// A payload this thread loaded into its own decoding buffers.
+    Job(Job),
+    /// Bytes a worker decompressed.
+    Loaded(Vec<u8>),
+}
+
+/// The records of every remaining block of a [`Reader`], in file order. Made by
+/// [`Reader::par_values`], [`Reader::par_serde_iter`], [`Reader::par_codec_iter`] and
+/// [`Reader::par_iter_with`].
+///
+/// The records are decoded on the caller's thread, one at a time; the other threads
+/// decompress and check the blocks ahead of it. Records that own memory are allocated and
+/// dropped on one thread: decoded on a worker and dropped on the caller's thread, glibc's
+/// malloc made the two threads fight over its arena lock at every record (on 2 idle cores, 2
+/// threads read the mixed record of `avrokit-perf`'s container tests 4 to 5 times slower than
+/// 1, with some 18 000 context switches per 100 000 records). A file of the `null` codec, with
+/// nothing to decompress, is read as the sequential reader reads it; for decoding that pays
+/// off on several threads, use [`Reader::par_blocks`] and consume each block's records there.
 ///
 /// Yields exactly what the sequential reader yields: the same records, then the same error
 /// (after which it ends).
 pub struct ParRecords<'r, 'a, R, T> {
-    blocks: ParBlocks<'r, 'a, R, Decoded<T>>,
-    /// The records of the current block not given out yet.
-    current: VecDeque<T>,
-    /// Emptied record buffers, for the next blocks.
-    spare: Spare<T>,
-    /// The function that reads one record, on this thread: without workers, as the
-    /// sequential reader reads them; with workers, for the blocks this thread decodes in
-    /// file order.
+    blocks: ParBlocks<'r, 'a, R, Loaded>,
+    /// The function that reads one record.
     read: Arc<ReadFn<T>>,
+    /// Without workers, the records are read by the sequential reader's loop.
     one_by_one: bool,
-    /// The block in file order this thread is reading record by record, and where.
-    here: Option<(Job, Cursor)>,
+    /// The block being read record by record, and where.
+    here: Option<(Bytes, Cursor)>,
     /// The error after the records of the current block.
     tail: Option<Error>,
     /// An error before any record (a plan for another schema).
@@ -507,9 +519,6 @@ impl<R: Read, T: Send + 'static> Iterator for ParRecords<'_, '_, R, T> {
     #[inline]
     fn next(&mut self) -> Option<Result<T>> {
         loop {
-            if let Some(v) = self.current.pop_front() {
-                return Some(Ok(v));
-            }
             if let Some(e) = self.first.take().or_else(|| self.tail.take()) {
                 self.done = true;
                 self.blocks.stop();
@@ -536,23 +545,14 @@ impl<R: Read, T: Send + 'static> Iterator for ParRecords<'_, '_, R, T> {
             }
             match self.blocks.turn() {
                 Some(Turn::Here(job)) => self.start_here(job),
-                Some(Turn::Done(r)) => match r {
-                    Err(e) => {
-                        self.done = true;
-                        return Some(Err(e));
-                    }
-                    Ok((records, tail)) => {
-                        // The emptied buffer goes back, whole (an empty deque becomes a `Vec`
-                        // without moving anything).
-                        let used = Vec::from(std::mem::replace(&mut self.current, records.into()));
-                        if used.capacity() > 0 {
-                            if let Ok(mut spare) = self.spare.lock() {
-                                spare.push(used);
-                            }
-                        }
-                        self.tail = tail;
-                    }
-                },
+                Some(Turn::Done(Ok((h, bytes)))) => {
+                    let cursor = Cursor::new(&h, bytes.len());
+                    self.here = Some((Bytes::Loaded(bytes), cursor));
+                }
+                Some(Turn::Done(Err(e))) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
                 None => {
                     self.done = true;
                     return None;
@@ -564,8 +564,7 @@ impl<R: Read, T: Send + 'static> Iterator for ParRecords<'_, '_, R, T> {
 
 impl<R: Read, T: Send + 'static> ParRecords<'_, '_, R, T> {
     /// Loads a block given to this thread in its turn (decompressed and count-checked) to
-    /// read its records one by one: records held a block at a time cost the allocator a third
-    /// more than records read and dropped one at a time.
+    /// read its records.
     fn start_here(&mut self, job: Job) {
         let Some(work) = self.blocks.local.as_mut() else {
             self.tail = Some(stopped());
@@ -574,7 +573,7 @@ impl<R: Read, T: Send + 'static> ParRecords<'_, '_, R, T> {
         match work.decoding.load(&job.header, &job.payload) {
             Ok(data) => {
                 let cursor = Cursor::new(&job.header, data.len());
-                self.here = Some((job, cursor));
+                self.here = Some((Bytes::Job(job), cursor));
             }
             Err(e) => {
                 self.tail = Some(e);
@@ -583,18 +582,22 @@ impl<R: Read, T: Send + 'static> ParRecords<'_, '_, R, T> {
         }
     }
 
-    /// The next record of the block this thread reads, if it has one left; an error ends
-    /// the iterator.
+    /// The next record of the block being read, if it has one left; an error ends the
+    /// iterator.
     fn read_here(&mut self) -> Option<Result<T>> {
-        let (job, cursor) = self.here.as_mut()?;
+        let (bytes, cursor) = self.here.as_mut()?;
         if cursor.remaining() == 0 {
-            let (job, _) = self.here.take()?;
-            self.blocks.finish_here(job.payload);
+            if let (Bytes::Job(job), _) = self.here.take()? {
+                self.blocks.finish_here(job.payload);
+            }
             return None;
         }
         let work = self.blocks.local.as_mut()?;
         let (limits, in_file) = (work.decoding.limits(), work.decoding.in_file());
-        let data = work.decoding.bytes(&job.payload);
+        let data = match bytes {
+            Bytes::Job(job) => work.decoding.bytes(&job.payload),
+            Bytes::Loaded(b) => &b[..],
+        };
         let read = &self.read;
         let r = cursor.read(data, limits, in_file, |dec| read(dec));
         if r.is_err() {
@@ -642,8 +645,9 @@ impl<'a, R: Read> Reader<'a, R> {
         ParBlocks::new(self, threads, f)
     }
 
-    /// The remaining records, each read by `read` on `threads` threads (the caller's
-    /// included; 0: one per core), in file order. The general form of the `par_*` readers.
+    /// The remaining records, each read by `read` on the caller's thread from blocks
+    /// decompressed on `threads` threads (the caller's included; 0: one per core), in file
+    /// order (see [`ParRecords`]). The general form of the `par_*` readers.
     pub fn par_iter_with<T, F>(&mut self, threads: usize, read: F) -> ParRecords<'_, 'a, R, T>
     where
         T: Send + 'static,
@@ -654,7 +658,8 @@ impl<'a, R: Read> Reader<'a, R> {
 
     /// The remaining records as [`Value`]s of the reader schema (as the iterator reads them,
     /// but a datum reader installed with [`set_datum_reader`](Self::set_datum_reader) is not
-    /// used), decoded on `threads` threads (the caller's included; 0: one per core), in file order.
+    /// used), from blocks decompressed on `threads` threads (the caller's included; 0: one
+    /// per core), in file order (see [`ParRecords`]).
     ///
     /// # Examples
     /// ```
@@ -681,7 +686,8 @@ impl<'a, R: Read> Reader<'a, R> {
     }
 
     /// The remaining records as `T`s through `plan` (see [`next_serde`](Self::next_serde)),
-    /// decoded on `threads` threads (the caller's included; 0: one per core), in file order.
+    /// from blocks decompressed on `threads` threads (the caller's included; 0: one per
+    /// core), in file order (see [`ParRecords`]).
     pub fn par_serde_iter<T>(&mut self, plan: &DePlan, threads: usize) -> ParRecords<'_, 'a, R, T>
     where
         T: serde::de::DeserializeOwned + Send + 'static,
@@ -696,8 +702,8 @@ impl<'a, R: Read> Reader<'a, R> {
     }
 
     /// The remaining records as `T`s through a [`CodecPlan`] compiled here once (see
-    /// [`codec_iter`](Self::codec_iter)), decoded on `threads` threads (the caller's
-    /// included; 0: one per core), in file order.
+    /// [`codec_iter`](Self::codec_iter)), from blocks decompressed on `threads` threads (the
+    /// caller's included; 0: one per core), in file order (see [`ParRecords`]).
     ///
     /// # Errors
     /// [`ErrorKind::Resolution`] when the file's schema cannot be read as `T`'s.
@@ -719,33 +725,20 @@ impl<'a, R: Read> Reader<'a, R> {
         T: Send + 'static,
         F: for<'de> Fn(&mut Decoder<'de>) -> Result<T> + Send + Sync + 'static,
     {
-        let spare: Spare<T> = Arc::default();
-        let buffers = spare.clone();
-        let read = Arc::new(read);
-        let here: Arc<ReadFn<T>> = read.clone();
-        let blocks = self.par_blocks(threads, move |block| {
-            let mut out = buffers
-                .lock()
-                .ok()
-                .and_then(|mut b| b.pop())
-                .unwrap_or_default();
-            out.reserve(block.count().min(1 << 16) as usize);
-            for r in block.records_with(|dec| read(dec)) {
-                match r {
-                    Ok(v) => out.push(v),
-                    Err(e) => return Ok((out, Some(e))),
-                }
-            }
-            Ok((out, None))
+        let read: Arc<ReadFn<T>> = Arc::new(read);
+        // Workers only decompress: with nothing to decompress, one thread.
+        let threads = if self.codec == Codec::Null {
+            1
+        } else {
+            threads
+        };
+        let blocks = self.par_blocks(threads, |block| {
+            Ok((*block.header(), block.data().to_vec()))
         });
-        // One thread: the sequential reader's own loop, with no block's records held at once
-        // (holding them cost a third more in the allocator than reading one at a time).
         let one_by_one = blocks.pool.is_none() && blocks.local.is_some();
         ParRecords {
             blocks,
-            current: VecDeque::new(),
-            spare,
-            read: here,
+            read,
             one_by_one,
             here: None,
             tail: None,
