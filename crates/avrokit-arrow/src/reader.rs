@@ -118,7 +118,8 @@ impl ReaderBuilder {
     /// Decodes a container file's blocks on this many threads (1: on the caller's thread).
     /// Batches still come out in file order; on threads, a batch is the blocks that fit in
     /// the batch size (fewer rows than it by less than a block's), decoded as the caller asks
-    /// for batches, a few per thread at a time.
+    /// for batches, a few per thread at a time. The threads share out whole batches, so a
+    /// file of one batch (fewer rows than the batch size) decodes on one thread.
     pub fn with_threads(mut self, threads: usize) -> ReaderBuilder {
         self.threads = threads.max(1);
         self

@@ -254,6 +254,46 @@ fn par_blocks_runs_a_function_per_block_in_file_order() {
     assert!(errs.iter().all(|e| *e));
 }
 
+#[test]
+fn a_panic_in_the_block_function_comes_out_on_the_callers_thread_in_its_turn() {
+    // Whichever thread decodes block 5 (the caller's, or a worker's), its panic is the
+    // caller's once blocks 0..5 are given out, and not a hang or an error.
+    for threads in [1, 2, 3] {
+        let data = file(Codec::Null, 1000, 20);
+        let mut r = Reader::from_slice(&data).unwrap();
+        let mut got = Vec::new();
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            for index in r.par_blocks(threads, |block| {
+                let index = block.header().index;
+                assert!(index != 5, "block 5");
+                Ok(index)
+            }) {
+                got.push(index.unwrap());
+            }
+        }));
+        let panic = run.expect_err("the panic comes out");
+        assert_eq!(panic.downcast_ref::<&str>(), Some(&"block 5"), "x{threads}");
+        assert_eq!(got, [0, 1, 2, 3, 4], "x{threads}");
+    }
+}
+
+#[test]
+fn records_stop_early_and_the_reader_goes_on_after_the_blocks_handed_out() {
+    // Dropping a parallel iterator part way drops what is in flight; nothing hangs, and
+    // every thread count gives the same first records.
+    let data = file(Codec::Snappy, 3000, 25);
+    let (all, _) = sequential(&data, false);
+    for threads in [1, 2, 4] {
+        let mut r = Reader::from_slice(&data).unwrap();
+        let first: Vec<Value> = r
+            .par_values(threads)
+            .take(110)
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(first, all[..110], "x{threads}");
+    }
+}
+
 /// A file whose blocks `k` are altered by `corrupt` (given the whole file and the block's
 /// header), and what the sequential reader makes of it.
 fn corrupted(
@@ -316,7 +356,7 @@ fn corrupt_blocks_give_the_same_records_then_the_same_error_on_every_path() {
                 (want.clone(), err.clone()),
                 "{codec:?} {what} ahead"
             );
-            for threads in [1, 3] {
+            for threads in [1, 2, 3] {
                 let mut r = Reader::from_slice(&data).unwrap();
                 assert_eq!(
                     collect(r.par_values(threads)),

@@ -23,7 +23,7 @@ use crate::value::Value;
 ///
 /// Returned by [`Reader::next_block`](super::Reader::next_block) (one block at a time, on the
 /// caller's thread) and given to the function of
-/// [`Reader::par_blocks`](super::Reader::par_blocks) (blocks on worker threads). The count
+/// [`Reader::par_blocks`](super::Reader::par_blocks) (blocks on several threads). The count
 /// of records has been checked against the block's bytes; each record is checked as it is
 /// read.
 ///
@@ -70,7 +70,7 @@ pub struct Block<'b> {
     in_file: bool,
     /// The file's (writer) schema.
     schema: &'b Schema,
-    /// The reader's datum reader, for [`values`](Self::values) (none on worker threads).
+    /// The reader's datum reader, for [`values`](Self::values) (none in [`par_blocks`](super::Reader::par_blocks)).
     datum: Option<&'b mut dyn DatumReader>,
 }
 
@@ -162,7 +162,7 @@ impl<'b> Block<'b> {
     }
 
     /// The block's records as [`Value`]s, read as the reader reads them (its reader schema or
-    /// datum reader). On a worker thread of [`par_blocks`](super::Reader::par_blocks) there is
+    /// datum reader). In [`par_blocks`](super::Reader::par_blocks) there is
     /// no reader: use [`records_with`](Self::records_with) with the reading you want.
     pub fn values(
         &mut self,

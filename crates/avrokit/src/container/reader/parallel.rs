@@ -2,22 +2,41 @@
 //! block, from a function over a borrowed [`Block`]) and [`ParRecords`] (the records, for
 //! `Value`s, serde types, generated codecs or any decoding function).
 //!
-//! The caller's thread reads the framing (the input need not be `Send`) and hands each block's
-//! payload, owned, to a pool of workers, which decompress it, check its count and run the
+//! `threads` counts the caller's thread: it reads the framing (the input need not be `Send`),
+//! queues each block's payload, owned, for `threads - 1` workers, and decodes queued blocks
+//! itself whenever the next result in file order is not ready, so no thread waits while a
+//! block is left to decode. Workers decompress a payload, check its count and run the
 //! function over the block; results are put back in file order. At most two blocks per
-//! worker are in flight, so memory stays bounded by the block size. Payload and decompression
-//! buffers are reused from block to block. When no thread can be started, the blocks are
-//! decoded on the caller's thread, with the same results.
+//! thread are in flight, so memory stays bounded by the block size. Payload and
+//! decompression buffers are reused from block to block. With one thread, or when no worker
+//! can be started, every block is decoded on the caller's thread, straight from a slice
+//! input, with the same results.
+//!
+//! [`ParRecords`] decodes the records themselves on the caller's thread only: its workers
+//! decompress and check blocks ahead of it (with the `null` codec it starts none).
+//!
+//! # Performance
+//! For records that own memory the allocator decides (the mixed record of `avrokit-perf`'s
+//! container tests, 100k records, 2 idle cores): the sequential reader takes 22 ms. Records
+//! decoded on a worker and dropped on the caller's thread take glibc's arena lock from both
+//! threads at every record: 110 ms of wall time and 157 ms of CPU with one worker beside the
+//! caller, 18 000 context switches per read (`__lll_lock_wait_private`, `_int_malloc`). A
+//! block's records held in a `Vec` before being given out cost 50% more even on one thread
+//! (glibc's per-thread cache holds a few chunks per size, not a block's). So records are read
+//! one at a time, on the thread that drops them; work that pays off on several threads goes
+//! in a [`ParBlocks`] function, which consumes each block's records where it decodes them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::Read;
-use std::sync::{mpsc, Arc, Mutex};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 
 use super::input::Input;
-use super::records::BlockDecoding;
+use super::records::{BlockDecoding, Cursor};
 use super::{Block, Reader};
 use crate::codec::{AvroDecodeOwned, CodecPlan};
+use crate::container::codec::Codec;
 use crate::container::framing::BlockHeader;
 use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
@@ -26,7 +45,7 @@ use crate::schema::Schema;
 use crate::serde::{AvroSchema, DePlan};
 use crate::value::{read_value, read_value_resolved, Value};
 
-/// One block handed to a worker.
+/// One block waiting to be decoded.
 struct Job {
     seq: u64,
     header: BlockHeader,
@@ -36,10 +55,11 @@ struct Job {
 /// The per-block function, shared by the workers.
 type BlockFn<U> = dyn Fn(Block<'_>) -> Result<U> + Send + Sync;
 
-/// A block's result, with its payload buffer back.
-type Done<U> = (u64, Vec<u8>, Result<U>);
+/// A block's result (or the panic of the function on a worker), with its payload buffer
+/// back.
+type Done<U> = (u64, Vec<u8>, thread::Result<Result<U>>);
 
-/// What a worker needs to turn a payload into a result: the block checks and buffers of
+/// What a thread needs to turn a payload into a result: the block checks and buffers of
 /// [`BlockDecoding`], the file's schema and the function.
 struct Work<F: ?Sized> {
     decoding: BlockDecoding,
@@ -58,37 +78,79 @@ impl<F: ?Sized> Work<F> {
     }
 }
 
+/// The queue of blocks waiting for a thread, shared by the caller and the workers.
+struct Queue {
+    jobs: VecDeque<Job>,
+    /// Set when the iterator ends: workers stop after their current block.
+    closed: bool,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    /// Signalled when a job is queued or the queue closes.
+    more: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        // The lock is held only to push or pop: a panic cannot leave the queue half-changed.
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 struct Pool<U> {
-    jobs: Option<mpsc::SyncSender<Job>>,
+    shared: Arc<Shared>,
     done: mpsc::Receiver<Done<U>>,
     workers: Vec<thread::JoinHandle<()>>,
 }
 
+impl<U> Pool<U> {
+    fn push(&self, job: Job) {
+        self.shared.lock().jobs.push_back(job);
+        self.shared.more.notify_one();
+    }
+
+    /// The oldest queued job, for the caller's thread to decode.
+    fn take(&self) -> Option<Job> {
+        self.shared.lock().jobs.pop_front()
+    }
+}
+
 impl<U> Drop for Pool<U> {
     fn drop(&mut self) {
-        // Closing the queue ends every worker after its current block.
-        self.jobs.take();
+        // Closing the queue ends every worker after its current block; the queued blocks
+        // are dropped.
+        {
+            let mut q = self.shared.lock();
+            q.closed = true;
+            q.jobs.clear();
+        }
+        self.shared.more.notify_all();
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
     }
 }
 
-/// The results of a function over every remaining block of a [`Reader`], computed on worker
-/// threads and given in file order. Made by [`Reader::par_blocks`].
+/// The results of a function over every remaining block of a [`Reader`], computed on
+/// `threads` threads (the caller's among them) and given in file order. Made by
+/// [`Reader::par_blocks`].
 ///
 /// After the first error (in the framing, a decompression, or from the function) it ends. The
-/// reader is left after the last block handed to a worker; dropping the iterator early drops
-/// the blocks in flight.
+/// reader is left after the last block framed; dropping the iterator early drops the blocks
+/// in flight. A panic of the function on a worker is resumed on the caller's thread when its
+/// block's turn comes.
 pub struct ParBlocks<'r, 'a, R, U> {
     reader: &'r mut Reader<'a, R>,
+    /// The workers, when there are any.
     pool: Option<Pool<U>>,
-    /// Decodes on the caller's thread when no worker could start.
-    inline: Option<Work<BlockFn<U>>>,
-    in_flight: usize,
+    /// The caller's own decoding: every block without workers, queued blocks with them.
+    local: Option<Work<BlockFn<U>>>,
+    /// The most blocks framed and not yet given out.
+    window: u64,
     sent: u64,
     next: u64,
-    finished: BTreeMap<u64, (Vec<u8>, Result<U>)>,
+    finished: BTreeMap<u64, (Vec<u8>, thread::Result<Result<U>>)>,
     /// A framing error, given after the results of the blocks before it.
     input_error: Option<Error>,
     input_done: bool,
@@ -116,10 +178,9 @@ impl<'r, 'a, R: Read, U: Send + 'static> ParBlocks<'r, 'a, R, U> {
             })
         };
         let mut input_error = None;
-        let (pool, inline) = match start(threads, || work(f.clone())) {
-            Ok(Some(pool)) => (Some(pool), None),
-            Ok(None) => match work(f.clone()) {
-                Ok(w) => (None, Some(w)),
+        let (pool, local) = match work(f.clone()) {
+            Ok(local) => match start(threads - 1, || work(f.clone())) {
+                Ok(pool) => (pool, Some(local)),
                 Err(e) => {
                     input_error = Some(e);
                     (None, None)
@@ -133,9 +194,11 @@ impl<'r, 'a, R: Read, U: Send + 'static> ParBlocks<'r, 'a, R, U> {
         let input_done = input_error.is_some() || reader.done;
         let mut blocks = ParBlocks {
             reader,
+            window: pool
+                .as_ref()
+                .map_or(1, |p| 2 * (p.workers.len() as u64 + 1)),
             pool,
-            inline,
-            in_flight: threads * 2,
+            local,
             sent: 0,
             next: 0,
             finished: BTreeMap::new(),
@@ -144,8 +207,9 @@ impl<'r, 'a, R: Read, U: Send + 'static> ParBlocks<'r, 'a, R, U> {
             failed: false,
             spare: Vec::new(),
         };
-        // A block the reader already read ahead (to decompress it) comes first.
-        if !blocks.input_done && blocks.reader.prefetch.has_block() {
+        // A block the reader already read ahead (to decompress it) comes first; without
+        // workers, `next_here` takes it when its turn comes.
+        if !blocks.input_done && blocks.pool.is_some() && blocks.reader.prefetch.has_block() {
             match blocks.reader.prefetch.take_raw() {
                 Ok(Some((h, payload))) => blocks.send(h, payload),
                 Ok(None) => {}
@@ -163,35 +227,22 @@ impl<'r, 'a, R: Read, U: Send + 'static> ParBlocks<'r, 'a, R, U> {
         }
     }
 
-    /// Hands block `h` to a worker, or decodes it here without one.
-    fn send(&mut self, h: BlockHeader, payload: Vec<u8>) {
-        let seq = self.sent;
-        self.sent += 1;
-        if let Some(work) = &mut self.inline {
-            let r = work.run(&h, &payload);
-            self.finished.insert(seq, (payload, r));
-            return;
-        }
-        let Some(jobs) = self.pool.as_ref().and_then(|p| p.jobs.as_ref()) else {
-            self.sent -= 1;
+    /// Queues block `h` for the workers.
+    fn send(&mut self, header: BlockHeader, payload: Vec<u8>) {
+        let Some(pool) = &self.pool else {
             return self.end_input(Err(stopped()));
         };
-        if jobs
-            .send(Job {
-                seq,
-                header: h,
-                payload,
-            })
-            .is_err()
-        {
-            self.sent -= 1;
-            self.end_input(Err(stopped()));
-        }
+        pool.push(Job {
+            seq: self.sent,
+            header,
+            payload,
+        });
+        self.sent += 1;
     }
 
-    /// Reads frames until `in_flight` blocks are out or the input ends.
+    /// Reads frames until `window` blocks are out or the input ends.
     fn fill(&mut self) {
-        while !self.input_done && self.sent - self.next < self.in_flight as u64 {
+        while !self.input_done && self.sent - self.next < self.window {
             let payload = self.spare.pop().unwrap_or_default();
             match self.reader.next_owned_frame(payload) {
                 Ok(Some((h, payload))) => self.send(h, payload),
@@ -199,6 +250,116 @@ impl<'r, 'a, R: Read, U: Send + 'static> ParBlocks<'r, 'a, R, U> {
                 Err(e) => self.end_input(Err(e)),
             }
         }
+    }
+
+    /// The next block decoded on this thread, without workers: a block the reader read
+    /// ahead, then each block straight from the input (a slice's bytes in place).
+    fn next_here(&mut self) -> Option<Result<U>> {
+        let Some(work) = self.local.as_mut() else {
+            self.end_input(Ok(()));
+            return self.input_error.take().map(Err);
+        };
+        if self.input_done {
+            return self.input_error.take().map(Err);
+        }
+        if self.reader.prefetch.has_block() {
+            return match self.reader.prefetch.take_raw() {
+                Ok(Some((h, payload))) => Some(work.run(&h, &payload)),
+                Ok(None) => self.next_here(),
+                Err(e) => {
+                    self.end_input(Ok(()));
+                    Some(Err(e))
+                }
+            };
+        }
+        let frame = self.reader.next_frame();
+        match frame {
+            Ok(Some((h, range))) => {
+                let data = match (&self.reader.input, range) {
+                    (Input::Slice { data, .. }, Some((a, b))) => &data[a..b],
+                    _ => &self.reader.raw[..],
+                };
+                Some(work.run(&h, data))
+            }
+            Ok(None) => {
+                self.end_input(Ok(()));
+                None
+            }
+            Err(e) => {
+                self.end_input(Ok(()));
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// The next block in file order, with workers: its result, or its job, for the caller's
+/// thread to decode as it likes (see [`ParBlocks::turn`]).
+enum Turn<U> {
+    Done(Result<U>),
+    Here(Job),
+}
+
+impl<R: Read, U: Send + 'static> ParBlocks<'_, '_, R, U> {
+    /// With workers: the next block's result in file order, or its job when no thread has
+    /// taken it yet; `None` at the end (after a framing error, given once). While the next
+    /// block is on a worker, this thread decodes later queued blocks rather than wait.
+    /// A [`Turn::Here`] job must be given back with [`finish_here`](Self::finish_here).
+    fn turn(&mut self) -> Option<Turn<U>> {
+        self.fill();
+        if self.next == self.sent {
+            self.failed = true;
+            return self.input_error.take().map(|e| Turn::Done(Err(e)));
+        }
+        let (payload, r) = loop {
+            if let Some(done) = self.finished.remove(&self.next) {
+                break done;
+            }
+            let Some(pool) = &self.pool else {
+                self.failed = true;
+                return Some(Turn::Done(Err(stopped())));
+            };
+            // Results already there first; then a queued block here; then wait.
+            let got = match pool.done.try_recv() {
+                Ok(done) => Ok(done),
+                Err(_) => match (pool.take(), self.local.as_mut()) {
+                    (Some(job), _) if job.seq == self.next => return Some(Turn::Here(job)),
+                    (Some(job), Some(work)) => {
+                        let r = work.run(&job.header, &job.payload);
+                        Ok((job.seq, job.payload, Ok(r)))
+                    }
+                    _ => pool.done.recv().map_err(|_| stopped()),
+                },
+            };
+            match got {
+                Ok((seq, payload, r)) => {
+                    self.finished.insert(seq, (payload, r));
+                }
+                Err(e) => {
+                    self.failed = true;
+                    return Some(Turn::Done(Err(e)));
+                }
+            }
+        };
+        self.next += 1;
+        self.spare.push(payload);
+        let r = match r {
+            Ok(r) => r,
+            Err(panic) => {
+                self.stop();
+                resume_unwind(panic)
+            }
+        };
+        if r.is_err() {
+            self.stop();
+        }
+        Some(Turn::Done(r))
+    }
+
+    /// Ends the turn of a block given out by [`turn`](Self::turn) as [`Turn::Here`].
+    fn finish_here(&mut self, payload: Vec<u8>) {
+        self.next += 1;
+        self.spare.push(payload);
     }
 }
 
@@ -209,33 +370,28 @@ impl<R: Read, U: Send + 'static> Iterator for ParBlocks<'_, '_, R, U> {
         if self.failed {
             return None;
         }
-        self.fill();
-        if self.next == self.sent {
-            self.failed = true;
-            return self.input_error.take().map(Err);
+        if self.pool.is_none() {
+            let r = self.next_here();
+            match &r {
+                Some(Ok(_)) => {}
+                _ => self.stop(),
+            }
+            return r;
         }
-        while !self.finished.contains_key(&self.next) {
-            let got = match &self.pool {
-                Some(pool) => pool.done.recv().map_err(|_| stopped()),
-                None => Err(stopped()),
-            };
-            match got {
-                Ok((seq, payload, r)) => {
-                    self.finished.insert(seq, (payload, r));
+        match self.turn()? {
+            Turn::Done(r) => Some(r),
+            Turn::Here(job) => {
+                let r = match self.local.as_mut() {
+                    Some(work) => work.run(&job.header, &job.payload),
+                    None => Err(stopped()),
+                };
+                self.finish_here(job.payload);
+                if r.is_err() {
+                    self.stop();
                 }
-                Err(e) => {
-                    self.failed = true;
-                    return Some(Err(e));
-                }
+                Some(r)
             }
         }
-        let (payload, r) = self.finished.remove(&self.next)?;
-        self.next += 1;
-        self.spare.push(payload);
-        if r.is_err() {
-            self.stop();
-        }
-        Some(r)
     }
 }
 
@@ -249,45 +405,62 @@ impl<R, U> ParBlocks<'_, '_, R, U> {
     }
 }
 
-/// Starts `threads` workers; `Ok(None)` when not even one thread could start.
-fn start<U, F>(threads: usize, mut work: impl FnMut() -> Result<Work<F>>) -> Result<Option<Pool<U>>>
+/// Starts up to `workers` worker threads; `Ok(None)` when there are none (none asked for, or
+/// none could start).
+fn start<U, F>(workers: usize, mut work: impl FnMut() -> Result<Work<F>>) -> Result<Option<Pool<U>>>
 where
     U: Send + 'static,
     F: Fn(Block<'_>) -> Result<U> + Send + Sync + ?Sized + 'static,
 {
-    let (jobs_tx, jobs_rx) = mpsc::sync_channel::<Job>(threads);
-    let jobs_rx = Arc::new(Mutex::new(jobs_rx));
+    if workers == 0 {
+        return Ok(None);
+    }
+    let shared = Arc::new(Shared {
+        queue: Mutex::new(Queue {
+            jobs: VecDeque::new(),
+            closed: false,
+        }),
+        more: Condvar::new(),
+    });
     let (done_tx, done) = mpsc::channel::<Done<U>>();
-    let mut workers = Vec::with_capacity(threads);
-    for i in 0..threads {
+    let mut handles = Vec::with_capacity(workers);
+    for i in 0..workers {
         let mut w = work()?;
-        let jobs_rx = jobs_rx.clone();
+        let shared = shared.clone();
         let done_tx = done_tx.clone();
         let spawned = thread::Builder::new()
             .name(format!("avrokit-decode-{i}"))
             .spawn(move || loop {
-                let job = match jobs_rx.lock() {
-                    Ok(rx) => rx.recv(),
-                    Err(_) => return,
+                let job = {
+                    let mut q = shared.lock();
+                    loop {
+                        if let Some(job) = q.jobs.pop_front() {
+                            break job;
+                        }
+                        if q.closed {
+                            return;
+                        }
+                        q = shared.more.wait(q).unwrap_or_else(|e| e.into_inner());
+                    }
                 };
-                let Ok(job) = job else { return };
-                let r = w.run(&job.header, &job.payload);
+                // A panic of the function is the caller's, in its block's turn.
+                let r = catch_unwind(AssertUnwindSafe(|| w.run(&job.header, &job.payload)));
                 if done_tx.send((job.seq, job.payload, r)).is_err() {
                     return;
                 }
             });
         match spawned {
-            Ok(h) => workers.push(h),
+            Ok(h) => handles.push(h),
             Err(_) => break,
         }
     }
-    if workers.is_empty() {
+    if handles.is_empty() {
         return Ok(None);
     }
     Ok(Some(Pool {
-        jobs: Some(jobs_tx),
+        shared,
         done,
-        workers,
+        workers: handles,
     }))
 }
 
@@ -296,18 +469,43 @@ fn stopped() -> Error {
     Error::new(ErrorKind::Io, "a decoding thread stopped")
 }
 
-/// A block's records, and the error that ended them early.
-type Decoded<T> = (Vec<T>, Option<Error>);
+/// The function that reads one record.
+type ReadFn<T> = dyn for<'de> Fn(&mut Decoder<'de>) -> Result<T> + Send + Sync;
 
-/// The records of every remaining block of a [`Reader`], decoded on worker threads, in file
-/// order. Made by [`Reader::par_values`], [`Reader::par_serde_iter`],
-/// [`Reader::par_codec_iter`] and [`Reader::par_iter_with`].
+/// A block's framing and bytes, decompressed and count-checked on a worker.
+type Loaded = (BlockHeader, Vec<u8>);
+
+/// Where the records of the block being read are.
+enum Bytes {
+    /// A payload this thread loaded into its own decoding buffers.
+    Job(Job),
+    /// Bytes a worker decompressed.
+    Loaded(Vec<u8>),
+}
+
+/// The records of every remaining block of a [`Reader`], in file order. Made by
+/// [`Reader::par_values`], [`Reader::par_serde_iter`], [`Reader::par_codec_iter`] and
+/// [`Reader::par_iter_with`].
+///
+/// The records are decoded on the caller's thread, one at a time; the other threads
+/// decompress and check the blocks ahead of it. Records that own memory are allocated and
+/// dropped on one thread: decoded on a worker and dropped on the caller's thread, glibc's
+/// malloc made the two threads fight over its arena lock at every record (on 2 idle cores, 2
+/// threads read the mixed record of `avrokit-perf`'s container tests 4 to 5 times slower than
+/// 1, with some 18 000 context switches per 100 000 records). A file of the `null` codec, with
+/// nothing to decompress, is read as the sequential reader reads it; for decoding that pays
+/// off on several threads, use [`Reader::par_blocks`] and consume each block's records there.
 ///
 /// Yields exactly what the sequential reader yields: the same records, then the same error
 /// (after which it ends).
 pub struct ParRecords<'r, 'a, R, T> {
-    blocks: ParBlocks<'r, 'a, R, Decoded<T>>,
-    current: std::vec::IntoIter<T>,
+    blocks: ParBlocks<'r, 'a, R, Loaded>,
+    /// The function that reads one record.
+    read: Arc<ReadFn<T>>,
+    /// Without workers, the records are read by the sequential reader's loop.
+    one_by_one: bool,
+    /// The block being read record by record, and where.
+    here: Option<(Bytes, Cursor)>,
     /// The error after the records of the current block.
     tail: Option<Error>,
     /// An error before any record (a plan for another schema).
@@ -321,9 +519,6 @@ impl<R: Read, T: Send + 'static> Iterator for ParRecords<'_, '_, R, T> {
     #[inline]
     fn next(&mut self) -> Option<Result<T>> {
         loop {
-            if let Some(v) = self.current.next() {
-                return Some(Ok(v));
-            }
             if let Some(e) = self.first.take().or_else(|| self.tail.take()) {
                 self.done = true;
                 self.blocks.stop();
@@ -332,27 +527,91 @@ impl<R: Read, T: Send + 'static> Iterator for ParRecords<'_, '_, R, T> {
             if self.done {
                 return None;
             }
-            match self.blocks.next() {
-                None => {
+            if self.one_by_one {
+                let read = &self.read;
+                let r = self.blocks.reader.next_with(|dec| read(dec));
+                if !matches!(r, Some(Ok(_))) {
                     self.done = true;
-                    return None;
+                    self.blocks.stop();
                 }
-                Some(Err(e)) => {
+                return r;
+            }
+            if let Some(r) = self.read_here() {
+                return Some(r);
+            }
+            if self.blocks.failed {
+                self.done = true;
+                return None;
+            }
+            match self.blocks.turn() {
+                Some(Turn::Here(job)) => self.start_here(job),
+                Some(Turn::Done(Ok((h, bytes)))) => {
+                    let cursor = Cursor::new(&h, bytes.len());
+                    self.here = Some((Bytes::Loaded(bytes), cursor));
+                }
+                Some(Turn::Done(Err(e))) => {
                     self.done = true;
                     return Some(Err(e));
                 }
-                Some(Ok((records, tail))) => {
-                    self.current = records.into_iter();
-                    self.tail = tail;
+                None => {
+                    self.done = true;
+                    return None;
                 }
             }
         }
     }
 }
 
+impl<R: Read, T: Send + 'static> ParRecords<'_, '_, R, T> {
+    /// Loads a block given to this thread in its turn (decompressed and count-checked) to
+    /// read its records.
+    fn start_here(&mut self, job: Job) {
+        let Some(work) = self.blocks.local.as_mut() else {
+            self.tail = Some(stopped());
+            return self.blocks.finish_here(job.payload);
+        };
+        match work.decoding.load(&job.header, &job.payload) {
+            Ok(data) => {
+                let cursor = Cursor::new(&job.header, data.len());
+                self.here = Some((Bytes::Job(job), cursor));
+            }
+            Err(e) => {
+                self.tail = Some(e);
+                self.blocks.finish_here(job.payload);
+            }
+        }
+    }
+
+    /// The next record of the block being read, if it has one left; an error ends the
+    /// iterator.
+    fn read_here(&mut self) -> Option<Result<T>> {
+        let (bytes, cursor) = self.here.as_mut()?;
+        if cursor.remaining() == 0 {
+            if let (Bytes::Job(job), _) = self.here.take()? {
+                self.blocks.finish_here(job.payload);
+            }
+            return None;
+        }
+        let work = self.blocks.local.as_mut()?;
+        let (limits, in_file) = (work.decoding.limits(), work.decoding.in_file());
+        let data = match bytes {
+            Bytes::Job(job) => work.decoding.bytes(&job.payload),
+            Bytes::Loaded(b) => &b[..],
+        };
+        let read = &self.read;
+        let r = cursor.read(data, limits, in_file, |dec| read(dec));
+        if r.is_err() {
+            self.done = true;
+            self.here = None;
+            self.blocks.stop();
+        }
+        Some(r)
+    }
+}
+
 impl<'a, R: Read> Reader<'a, R> {
-    /// Runs `f` over every remaining block on `threads` worker threads (0: one per core),
-    /// and yields its results in file order. `f` gets each block decompressed and
+    /// Runs `f` over every remaining block on `threads` threads, the caller's included (1: on
+    /// the caller's thread alone; 0: one per core), and yields its results in file order. `f` gets each block decompressed and
     /// count-checked, and reads its records borrowed (see [`Block`]); a per-block aggregate,
     /// a filter or a conversion to another format fits here.
     ///
@@ -386,8 +645,9 @@ impl<'a, R: Read> Reader<'a, R> {
         ParBlocks::new(self, threads, f)
     }
 
-    /// The remaining records, each read by `read` on `threads` worker threads (0: one per
-    /// core), in file order. The general form of the `par_*` readers.
+    /// The remaining records, each read by `read` on the caller's thread from blocks
+    /// decompressed on `threads` threads (the caller's included; 0: one per core), in file
+    /// order (see [`ParRecords`]). The general form of the `par_*` readers.
     pub fn par_iter_with<T, F>(&mut self, threads: usize, read: F) -> ParRecords<'_, 'a, R, T>
     where
         T: Send + 'static,
@@ -398,7 +658,8 @@ impl<'a, R: Read> Reader<'a, R> {
 
     /// The remaining records as [`Value`]s of the reader schema (as the iterator reads them,
     /// but a datum reader installed with [`set_datum_reader`](Self::set_datum_reader) is not
-    /// used), decoded on `threads` worker threads (0: one per core), in file order.
+    /// used), from blocks decompressed on `threads` threads (the caller's included; 0: one
+    /// per core), in file order (see [`ParRecords`]).
     ///
     /// # Examples
     /// ```
@@ -425,7 +686,8 @@ impl<'a, R: Read> Reader<'a, R> {
     }
 
     /// The remaining records as `T`s through `plan` (see [`next_serde`](Self::next_serde)),
-    /// decoded on `threads` worker threads (0: one per core), in file order.
+    /// from blocks decompressed on `threads` threads (the caller's included; 0: one per
+    /// core), in file order (see [`ParRecords`]).
     pub fn par_serde_iter<T>(&mut self, plan: &DePlan, threads: usize) -> ParRecords<'_, 'a, R, T>
     where
         T: serde::de::DeserializeOwned + Send + 'static,
@@ -440,8 +702,8 @@ impl<'a, R: Read> Reader<'a, R> {
     }
 
     /// The remaining records as `T`s through a [`CodecPlan`] compiled here once (see
-    /// [`codec_iter`](Self::codec_iter)), decoded on `threads` worker threads (0: one per
-    /// core), in file order.
+    /// [`codec_iter`](Self::codec_iter)), from blocks decompressed on `threads` threads (the
+    /// caller's included; 0: one per core), in file order (see [`ParRecords`]).
     ///
     /// # Errors
     /// [`ErrorKind::Resolution`] when the file's schema cannot be read as `T`'s.
@@ -463,19 +725,22 @@ impl<'a, R: Read> Reader<'a, R> {
         T: Send + 'static,
         F: for<'de> Fn(&mut Decoder<'de>) -> Result<T> + Send + Sync + 'static,
     {
-        let blocks = self.par_blocks(threads, move |block| {
-            let mut out = Vec::with_capacity(block.count().min(1 << 16) as usize);
-            for r in block.records_with(|dec| read(dec)) {
-                match r {
-                    Ok(v) => out.push(v),
-                    Err(e) => return Ok((out, Some(e))),
-                }
-            }
-            Ok((out, None))
+        let read: Arc<ReadFn<T>> = Arc::new(read);
+        // Workers only decompress: with nothing to decompress, one thread.
+        let threads = if self.codec == Codec::Null {
+            1
+        } else {
+            threads
+        };
+        let blocks = self.par_blocks(threads, |block| {
+            Ok((*block.header(), block.data().to_vec()))
         });
+        let one_by_one = blocks.pool.is_none() && blocks.local.is_some();
         ParRecords {
             blocks,
-            current: Vec::new().into_iter(),
+            read,
+            one_by_one,
+            here: None,
             tail: None,
             first,
             done: false,
