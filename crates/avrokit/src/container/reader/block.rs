@@ -167,10 +167,11 @@ impl<'b> Block<'b> {
     pub fn values(
         &mut self,
     ) -> BlockRecords<'b, impl FnMut(&mut Decoder<'b>) -> Result<Value> + '_> {
-        let error = self
-            .datum
-            .is_none()
-            .then(|| Error::schema("Block::values: a worker thread's block has no datum reader"));
+        let error = self.datum.is_none().then(|| {
+            Error::schema(
+                "Block::values: a block of `par_blocks` has no datum reader (use `records_with`)",
+            )
+        });
         let (data, header, limits, in_file) = (self.data, self.header, self.limits, self.in_file);
         let mut datum = self.datum.as_deref_mut();
         let read = move |dec: &mut Decoder<'b>| match &mut datum {
