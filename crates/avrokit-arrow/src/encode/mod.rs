@@ -123,16 +123,14 @@ impl BatchEncoder {
     /// a timestamp out of range...), with its column and row.
     pub fn encode(&self, batch: &RecordBatch, out: &mut Vec<u8>) -> Result<Vec<usize>> {
         let mut ends = Vec::with_capacity(batch.num_rows());
-        self.encode_into(batch, 0, out, &mut ends)?;
+        self.encode_into(batch, out, &mut ends)?;
         Ok(ends)
     }
 
-    /// As [`encode`](Self::encode), the ends appended to `ends`; `batch` starts at row
-    /// `first_row` of the caller's batch (for the row numbers of errors).
+    /// As [`encode`](Self::encode), the ends appended to `ends`.
     fn encode_into(
         &self,
         batch: &RecordBatch,
-        first_row: usize,
         out: &mut Vec<u8>,
         ends: &mut Vec<usize>,
     ) -> Result<()> {
@@ -174,7 +172,7 @@ impl BatchEncoder {
                     .try_for_each(|(name, f)| f.encode(row, out).map_err(|e| e.in_field(name))),
                 enc => enc.encode(row, out),
             };
-            r.map_err(|e| e.context(format!("row {}", first_row + row)))?;
+            r.map_err(|e| e.context(format!("row {row}")))?;
             ends.push(out.len());
         }
         Ok(())
@@ -746,15 +744,7 @@ pub struct Writer<W: Write> {
     ends: Vec<usize>,
     /// Blocks compressed on several threads ([`Writer::with_threads`]).
     parallel: Option<parallel::Blocks>,
-    /// Threads that encode a large batch's rows ([`Writer::with_threads`]), and their
-    /// buffers (the caller's thread encodes the first rows into `buf`).
-    threads: usize,
-    parts: Vec<(Vec<u8>, Vec<usize>)>,
 }
-
-/// Batches of fewer rows are encoded on the caller's thread alone: a thread costs about as
-/// much to start as a few thousand small rows take to encode.
-const MIN_ROWS_PER_THREAD: usize = 2048;
 
 impl<W: Write> Writer<W> {
     /// A writer of batches of `schema`, with the Avro schema of [`avro_schema_for`] and the
@@ -790,22 +780,17 @@ impl<W: Write> Writer<W> {
             buf: Vec::new(),
             ends: Vec::new(),
             parallel: None,
-            threads: 1,
-            parts: Vec::new(),
         })
     }
 
-    /// Encodes and compresses on `threads` threads, the caller's included (1: on the
-    /// caller's alone, as by default). A batch of many rows is cut into as many slices, encoded
-    /// side by side and appended in order; full blocks are compressed side by side (for every
-    /// codec but `null`). The file is the same, byte for byte, as one written on one thread
-    /// with the same sync marker: the same blocks (64 KiB of encoded records each), in the
-    /// same order.
+    /// Compresses the blocks on `threads` threads (1: on the caller's, as by default). The
+    /// file is the same, byte for byte, as one written on one thread with the same sync
+    /// marker: the same blocks (64 KiB of encoded records each), in the same order. Worth it
+    /// for the slower codecs (deflate, zstandard, bzip2, xz); `null` has nothing to compress.
     ///
     /// # Errors
     /// The codec's header cannot be rendered (it was checked when the writer was built).
     pub fn with_threads(mut self, threads: usize) -> Result<Writer<W>> {
-        self.threads = threads.max(1);
         self.parallel = if threads > 1 && self.inner.codec() != Codec::Null {
             Some(parallel::Blocks::new(&self.inner, threads)?)
         } else {
@@ -825,53 +810,14 @@ impl<W: Write> Writer<W> {
     /// A value that does not fit the Avro schema (nothing of the batch is written), or a
     /// failing sink.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        let rows = batch.num_rows();
-        let slices = self.threads.min(rows / MIN_ROWS_PER_THREAD).max(1);
-        let per = rows.div_ceil(slices);
         self.buf.clear();
         self.ends.clear();
-        self.parts.resize_with(slices - 1, Default::default);
-        if slices == 1 {
-            self.encoder
-                .encode_into(batch, 0, &mut self.buf, &mut self.ends)?;
-        } else {
-            // Rows [0, per) on this thread, the next slices on their own; every slice is
-            // encoded before any is appended, so a bad value anywhere writes nothing.
-            let encoder = &self.encoder;
-            let (buf, ends) = (&mut self.buf, &mut self.ends);
-            std::thread::scope(|s| {
-                let jobs: Vec<_> = self
-                    .parts
-                    .iter_mut()
-                    .enumerate()
-                    .map(|(k, (b, e))| {
-                        let first = (k + 1) * per;
-                        let slice = batch.slice(first, per.min(rows - first));
-                        s.spawn(move || {
-                            b.clear();
-                            e.clear();
-                            encoder.encode_into(&slice, first, b, e)
-                        })
-                    })
-                    .collect();
-                let mine = encoder.encode_into(&batch.slice(0, per), 0, buf, ends);
-                let theirs = jobs.into_iter().map(|j| {
-                    j.join().unwrap_or_else(|_| {
-                        Err(Error::new(ErrorKind::Io, "an encoding thread panicked"))
-                    })
-                });
-                std::iter::once(mine).chain(theirs).collect::<Result<()>>()
-            })?;
+        self.encoder
+            .encode_into(batch, &mut self.buf, &mut self.ends)?;
+        if let Some(p) = &mut self.parallel {
+            return p.append(&self.buf, &self.ends, &mut self.inner);
         }
-        let parts =
-            std::iter::once((&self.buf, &self.ends)).chain(self.parts.iter().map(|(b, e)| (b, e)));
-        for (buf, ends) in parts {
-            match &mut self.parallel {
-                Some(p) => p.append(buf, ends, &mut self.inner)?,
-                None => self.inner.append_encoded_many(buf, ends)?,
-            }
-        }
-        Ok(())
+        Ok(self.inner.append_encoded_many(&self.buf, &self.ends)?)
     }
 
     /// Writes the last block and flushes; returns the sink.

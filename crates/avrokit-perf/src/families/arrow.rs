@@ -189,32 +189,32 @@ fn arrow_test<T: Serialize + RefDatum>(
     let expect = reference.as_deref();
     let mut one = ours::read_row(&file, count, 1, column, expect);
     let mut peer = theirs::read_row(&file, count, column);
-    let mut many =
+    let many =
         (kind != Kind::Column).then(|| ours::read_row(&file, count, ctx.threads, None, expect));
     drop(reference);
     if kind == Kind::Null {
         // The same batches for both writers: avrokit-arrow's reading of the file (arrow-avro's
-        // equal it, checked above), with the file's Avro schema in their metadata. The
-        // threaded row encodes each batch's rows in slices on its threads.
+        // equal it, checked above), with the file's Avro schema in their metadata.
         match ours::decode(&file, 1, None) {
             Ok(batches) => {
                 let batches = Rc::new(batches);
-                one = ours::with_write(one, batches.clone(), &test.bytes, count, 1);
-                many = many
-                    .map(|m| ours::with_write(m, batches.clone(), &test.bytes, count, ctx.threads));
+                one = ours::with_write(one, batches.clone(), &test.bytes, count);
                 peer = theirs::with_write(peer, batches, &test.bytes, count);
             }
             Err(e) => {
                 one.write = Side::NotApplicable(e.clone());
-                if let Some(m) = &mut many {
-                    m.write = Side::NotApplicable(e.clone());
-                }
                 peer.write = Side::NotApplicable(e);
             }
         }
     }
     test = test.with(one);
-    if let Some(many) = many {
+    if let Some(mut many) = many {
+        if kind == Kind::Null {
+            many.write = Side::NotApplicable(
+                "the Writer's threads compress blocks, and the null codec has nothing to compress"
+                    .into(),
+            );
+        }
         test = test.with(many);
     }
     test.with(peer)
@@ -348,7 +348,6 @@ mod tests {
                 batches.clone(),
                 &datums,
                 300,
-                2,
             ),
             theirs::with_write(
                 Impl::new(Library::ArrowAvro, "Reader"),

@@ -112,18 +112,12 @@ pub fn read_row(
 
 /// Adds the write row to `imp`: `batches` (of `count` records) encoded by a new `Writer` per cycle into a
 /// container file with the null codec; checked once: the file's datums are `datums`.
-pub fn with_write(
-    imp: Impl,
-    batches: Rc<Vec<RecordBatch>>,
-    datums: &[u8],
-    count: usize,
-    threads: usize,
-) -> Impl {
+pub fn with_write(imp: Impl, batches: Rc<Vec<RecordBatch>>, datums: &[u8], count: usize) -> Impl {
     let write = move |out: &mut Vec<u8>| -> BenchResult {
         let Some(first) = batches.first() else {
             return Err("no batches to write".into());
         };
-        let mut w = Writer::new(out, &first.schema())?.with_threads(threads)?;
+        let mut w = Writer::new(out, &first.schema())?;
         for b in batches.iter() {
             w.write(b)?;
         }
@@ -135,11 +129,7 @@ pub fn with_write(
         .map_err(|e| e.to_string())
         .and_then(|()| check_file(&file, datums, count));
     drop(file);
-    let api = match threads {
-        1 => "arrow Writer".to_owned(),
-        n => format!("arrow Writer (threads: {n})"),
-    };
-    imp.write_api(api).write(writer(move |out| {
+    imp.write_api("arrow Writer").write(writer(move |out| {
         if let Err(e) = &check {
             return Err(format!("check: {e}").into());
         }
