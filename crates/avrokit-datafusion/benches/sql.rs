@@ -3,12 +3,19 @@
 //!
 //! ```sh
 //! cargo bench -p avrokit-datafusion --profile sqlbench --bench sql -- [--mib 1024] [--runs 5] [--dir DIR]
+//!     [--only TEXT] [--reader built-in|avrokit] [--explain]
 //! ```
+//!
+//! `--only` keeps the rows whose table or query name contains `TEXT` (`--only eight`,
+//! `--only "sum"`), and `--reader` times one side only: for profiling one scan. `--explain`
+//! prints each query's `EXPLAIN ANALYZE` instead of timing it.
 //!
 //! Two tables of the same records, `null` codec: one file (`one`), and the same rows in eight
 //! files (`eight`). Per query, the median of `--runs` runs, each on a fresh session; the
 //! ratios are built-in time / avrokit time. Statistics-answered `count(*)` is shown apart
-//! from a scanned one (`row_counts` off), so the scan itself is compared too.
+//! from a scanned one (`row_counts` off), so the scan itself is compared too. Runs of the two
+//! readers alternate, and each query's CPU time (user + system, all threads) is compared too:
+//! on a machine shared with other work, wall times follow the others' load.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -163,24 +170,59 @@ async fn session(reader: Reader, table: &Path, partitions: usize) -> SessionCont
     ctx
 }
 
-async fn time(reader: Reader, table: &Path, partitions: usize, sql: &str, runs: usize) -> Duration {
-    let mut times = Vec::with_capacity(runs);
-    let mut answer = None;
+/// The process's CPU time so far (user + system, all threads), from `/proc/self/stat`, in
+/// clock ticks of 10 ms; `None` where there is no such file. On a shared machine wall times
+/// swing with the others' load, CPU times much less.
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces): utime
+    // and stime are the 12th and 13th of them.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut f = rest.split(' ').skip(11);
+    let ticks: u64 = f.next()?.parse::<u64>().ok()? + f.next()?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// The median time of `sql` on each of `readers`, their runs alternating (one run of each in
+/// turn), so that a change in the machine's load falls on all of them alike: wall time, and
+/// CPU time (see [`cpu_time`]).
+async fn time(
+    readers: &[Reader],
+    table: &Path,
+    partitions: usize,
+    sql: &str,
+    runs: usize,
+) -> Vec<(Duration, Option<Duration>)> {
+    let mut times = vec![Vec::with_capacity(runs); readers.len()];
+    let mut cpus = vec![Vec::with_capacity(runs); readers.len()];
+    let mut answer: Option<String> = None;
     for _ in 0..runs {
-        let ctx = session(reader, table, partitions).await;
-        let start = Instant::now();
-        let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
-        times.push(start.elapsed());
-        let text = datafusion::arrow::util::pretty::pretty_format_batches(&batches)
-            .unwrap()
-            .to_string();
-        if let Some(a) = &answer {
-            assert_eq!(a, &text, "{sql}: runs disagree");
+        for (i, &reader) in readers.iter().enumerate() {
+            let ctx = session(reader, table, partitions).await;
+            let (start, cpu) = (Instant::now(), cpu_time());
+            let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
+            times[i].push(start.elapsed());
+            if let (Some(a), Some(b)) = (cpu, cpu_time()) {
+                cpus[i].push(b - a);
+            }
+            let text = datafusion::arrow::util::pretty::pretty_format_batches(&batches)
+                .unwrap()
+                .to_string();
+            if let Some(a) = &answer {
+                assert_eq!(a, &text, "{sql}: readers or runs disagree");
+            }
+            answer = Some(text);
         }
-        answer = Some(text);
     }
-    times.sort();
-    times[times.len() / 2]
+    let median = |mut t: Vec<Duration>| {
+        t.sort();
+        t.get(t.len() / 2).copied()
+    };
+    times
+        .into_iter()
+        .zip(cpus)
+        .map(|(t, c)| (median(t).unwrap_or_default(), median(c)))
+        .collect()
 }
 
 fn secs(d: Duration) -> String {
@@ -192,11 +234,16 @@ async fn main() {
     let mut args = std::env::args().skip(1);
     let (mut mib, mut runs) = (1024u64, 5usize);
     let mut dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sql-bench");
+    let (mut only, mut side): (Option<String>, Option<String>) = (None, None);
+    let mut explain = false;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--mib" => mib = args.next().unwrap().parse().unwrap(),
             "--runs" => runs = args.next().unwrap().parse().unwrap(),
             "--dir" => dir = PathBuf::from(args.next().unwrap()),
+            "--only" => only = args.next(),
+            "--reader" => side = args.next(),
+            "--explain" => explain = true,
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }
@@ -214,52 +261,96 @@ async fn main() {
     ];
     println!("{mib} MiB table, median of {runs} runs, {parts} target partitions; seconds");
     println!(
-        "| table | query | built-in | avrokit | built-in / avrokit | avrokit, count(*) scanned |"
+        "| table | query | built-in | avrokit | built-in / avrokit | CPU time, built-in / avrokit | avrokit, count(*) scanned |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
+    let keep = |table: &str, query: &str| {
+        only.as_deref()
+            .is_none_or(|o| table.contains(o) || query.contains(o))
+    };
+    let wanted = |r: &Reader| match side.as_deref() {
+        None => true,
+        Some("built-in") => *r == Reader::BuiltIn,
+        Some(_) => *r != Reader::BuiltIn,
+    };
+    type Timed = (Duration, Option<Duration>);
+    let cell = |t: Option<&Timed>| t.map_or("-".to_owned(), |t| secs(t.0));
+    let ratio = |a: Option<Duration>, b: Option<Duration>| match (a, b) {
+        (Some(a), Some(b)) if !b.is_zero() => {
+            format!("{:.2}x", a.as_secs_f64() / b.as_secs_f64())
+        }
+        _ => "-".to_owned(),
+    };
+    let wall = |t: Option<&Timed>| t.map(|t| t.0);
+    let cpu = |t: Option<&Timed>| t.and_then(|t| t.1);
     for (name, table) in [("one file", &one), ("eight files", &eight)] {
         for (q, sql) in queries {
-            let theirs = time(Reader::BuiltIn, table, parts, sql, runs).await;
-            let ours = time(
-                Reader::Avrokit { row_counts: true },
-                table,
-                parts,
-                sql,
-                runs,
-            )
-            .await;
-            let scanned = if q == "count(*)" {
-                let t = time(
-                    Reader::Avrokit { row_counts: false },
-                    table,
-                    parts,
-                    sql,
-                    runs,
-                )
-                .await;
-                format!(
-                    "{} ({:.2}x)",
-                    secs(t),
-                    theirs.as_secs_f64() / t.as_secs_f64()
-                )
-            } else {
-                String::new()
+            if !keep(name, q) {
+                continue;
+            }
+            let mut readers = vec![Reader::BuiltIn, Reader::Avrokit { row_counts: true }];
+            if q == "count(*)" {
+                readers.push(Reader::Avrokit { row_counts: false });
+            }
+            readers.retain(wanted);
+            if explain {
+                for &r in &readers {
+                    let ctx = session(r, table, parts).await;
+                    let plan = ctx.sql(&format!("EXPLAIN ANALYZE {sql}")).await.unwrap();
+                    let text = datafusion::arrow::util::pretty::pretty_format_batches(
+                        &plan.collect().await.unwrap(),
+                    )
+                    .unwrap()
+                    .to_string();
+                    let who = match r {
+                        Reader::BuiltIn => "built-in",
+                        Reader::Avrokit { row_counts: true } => "avrokit",
+                        Reader::Avrokit { row_counts: false } => "avrokit, no row counts",
+                    };
+                    println!("{name}, {q}, {who}:\n{text}");
+                }
+                continue;
+            }
+            let times = time(&readers, table, parts, sql, runs).await;
+            let of = |r: Reader| readers.iter().position(|x| *x == r).map(|i| &times[i]);
+            let theirs = of(Reader::BuiltIn);
+            let ours = of(Reader::Avrokit { row_counts: true });
+            let scanned = match of(Reader::Avrokit { row_counts: false }) {
+                Some(t) => format!(
+                    "{} ({}; CPU {})",
+                    secs(t.0),
+                    ratio(wall(theirs), Some(t.0)),
+                    ratio(cpu(theirs), t.1)
+                ),
+                None => String::new(),
             };
             println!(
-                "| {name} | {q} | {} | {} | {:.2}x | {scanned} |",
-                secs(theirs),
-                secs(ours),
-                theirs.as_secs_f64() / ours.as_secs_f64()
+                "| {name} | {q} | {} | {} | {} | {} | {scanned} |",
+                cell(theirs),
+                cell(ours),
+                ratio(wall(theirs), wall(ours)),
+                ratio(cpu(theirs), cpu(ours)),
             );
         }
+    }
+    if side.as_deref() == Some("built-in") || !keep("one file", "split") {
+        return;
     }
     // One large file: split scans over `parts` partitions against one.
     println!();
     println!("| one file, avrokit | 1 partition | {parts} partitions | speedup |");
     println!("|---|---|---|---|");
+    let ours = [Reader::Avrokit { row_counts: true }];
     for (q, sql) in queries.iter().skip(1) {
-        let single = time(Reader::Avrokit { row_counts: true }, &one, 1, sql, runs).await;
-        let split = time(Reader::Avrokit { row_counts: true }, &one, parts, sql, runs).await;
+        // Alternating, one run each, then the median of each.
+        let (mut single, mut split) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            single.push(time(&ours, &one, 1, sql, 1).await[0].0);
+            split.push(time(&ours, &one, parts, sql, 1).await[0].0);
+        }
+        single.sort();
+        split.sort();
+        let (single, split) = (single[runs / 2], split[runs / 2]);
         println!(
             "| {q} | {} | {} | {:.2}x |",
             secs(single),
