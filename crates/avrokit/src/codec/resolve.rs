@@ -360,7 +360,7 @@ impl RecordSteps<'_> {
     /// The op of writer field `k` of a [`straight`](Self::straight) record.
     ///
     /// # Errors
-    /// When field `k` is not read (not an in-order record): the plan and the type disagree.
+    /// When field `k` is not read (not a straight record): the plan and the type disagree.
     #[inline(always)]
     pub fn op(&self, k: usize) -> Result<u32> {
         match self.rec.steps.get(k) {
