@@ -70,6 +70,12 @@ impl<'a> Cursor<'a> {
         Cursor { data, rest: data }
     }
 
+    /// Moves to where `other`, a copy of this cursor, is: only the position changes.
+    #[inline(always)]
+    pub(crate) fn sync(&mut self, other: &Cursor<'a>) {
+        self.rest = other.rest;
+    }
+
     #[inline(always)]
     pub(crate) fn pos(&self) -> usize {
         self.data.len() - self.rest.len()

@@ -766,7 +766,7 @@ fn skip(s: &Skip, cur: &mut Cursor, cx: &Cx) -> Result<()> {
 fn skip_any(s: &Skip, cur: &mut Cursor, cx: &Cx) -> Result<()> {
     let mut c = cur.clone();
     let r = skip_seq(s, &mut c, cur, cx);
-    *cur = c;
+    cur.sync(&c);
     r
 }
 
@@ -867,9 +867,9 @@ fn skip_on<'a>(s: &Skip, c: &mut Cursor<'a>, cur: &mut Cursor<'a>, cx: &Cx) -> R
             }
         }
         Skip::Core(schema) => {
-            *cur = c.clone();
+            cur.sync(c);
             let r = skip_core(schema, cur, cx);
-            *c = cur.clone();
+            c.sync(cur);
             r
         }
     }
@@ -879,9 +879,9 @@ fn skip_on<'a>(s: &Skip, c: &mut Cursor<'a>, cur: &mut Cursor<'a>, cx: &Cx) -> R
 /// brought up to date before and read back after.
 #[inline(always)]
 fn nested<'a>(s: &Skip, c: &mut Cursor<'a>, cur: &mut Cursor<'a>, cx: &Cx) -> Result<()> {
-    *cur = c.clone();
+    cur.sync(c);
     let r = skip_any(s, cur, cx);
-    *c = cur.clone();
+    c.sync(cur);
     r
 }
 
