@@ -96,6 +96,26 @@ fn collect<T>(it: impl Iterator<Item = avrokit::Result<T>>) -> (Vec<T>, Option<S
     (out, None)
 }
 
+/// Every batch of `batches` copied out, and the error that ended them.
+macro_rules! drain_batches {
+    ($batches:expr) => {{
+        let mut batches = $batches;
+        let mut out = Vec::new();
+        let mut err = None;
+        while let Some(b) = batches.next_batch() {
+            match b {
+                Ok(b) => out.extend_from_slice(b),
+                Err(e) => {
+                    err = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        assert!(batches.next_batch().is_none(), "nothing after the end");
+        (out, err)
+    }};
+}
+
 #[test]
 fn parallel_values_equal_the_sequential_reader_on_every_codec_and_thread_count() {
     for codec in CODECS {
@@ -147,6 +167,53 @@ fn parallel_serde_and_codec_reads_give_the_rows_in_file_order() {
     assert!(err.unwrap().contains("not the file's schema"));
 }
 
+/// Batches decoded over the records of earlier blocks: blocks of different sizes (the last
+/// one shorter), records whose strings, vectors and options change shape from one to the
+/// next, and a stream input, on every codec and thread count.
+#[test]
+fn batches_decode_over_earlier_records_and_equal_the_sequential_reader() {
+    let want = rows(2000);
+    for codec in CODECS {
+        let data = file(codec, 2000, 83);
+        let (values, err) = sequential(&data, false);
+        assert_eq!(err, None);
+        for threads in [1, 2, 3, 0] {
+            let mut r = Reader::from_slice(&data).unwrap();
+            let got = drain_batches!(r.par_value_batches(threads));
+            assert_eq!(got, (values.clone(), None), "{codec:?} x{threads}");
+            assert!(r.next().is_none());
+            let mut r = Reader::from_slice(&data).unwrap();
+            let got = drain_batches!(r.par_codec_batches::<Row>(threads).unwrap());
+            assert_eq!(got, (want.clone(), None), "{codec:?} x{threads} codec");
+        }
+        let mut r = ReaderBuilder::new()
+            .with_buffer_capacity(1000)
+            .build(Cursor::new(&data))
+            .unwrap();
+        let got = drain_batches!(r.par_codec_batches::<Row>(2).unwrap());
+        assert_eq!(got, (want.clone(), None), "{codec:?} stream");
+    }
+    // Big blocks after small ones, and small after big: the vectors lent back have fewer
+    // and more records than the next block.
+    let schema = Row::schema();
+    let ser = SerPlan::compile(&schema).unwrap();
+    let mut w = WriterBuilder::new(&schema).build(Vec::new()).unwrap();
+    let mut at = 0;
+    for n in [1, 200, 3, 150, 0, 7, 300, 2] {
+        for r in &want[at..at + n] {
+            w.append_serde(r, &ser).unwrap();
+        }
+        w.flush().unwrap();
+        at += n;
+    }
+    let data = w.into_inner().unwrap();
+    for threads in [1, 2] {
+        let mut r = Reader::from_slice(&data).unwrap();
+        let got = drain_batches!(r.par_codec_batches::<Row>(threads).unwrap());
+        assert_eq!(got, (want[..at].to_vec(), None), "x{threads}");
+    }
+}
+
 #[test]
 fn parallel_reads_resolve_through_the_reader_schema() {
     let reader = Schema::parse_str(
@@ -175,7 +242,12 @@ fn parallel_reads_resolve_through_the_reader_schema() {
         .with_reader_schema(&reader)
         .build_slice(&data)
         .unwrap();
-    assert_eq!(collect(r.par_values(3)), (seq, None));
+    assert_eq!(collect(r.par_values(3)), (seq.clone(), None));
+    let mut r = ReaderBuilder::new()
+        .with_reader_schema(&reader)
+        .build_slice(&data)
+        .unwrap();
+    assert_eq!(drain_batches!(r.par_value_batches(2)), (seq, None));
 }
 
 #[test]
@@ -364,6 +436,18 @@ fn corrupt_blocks_give_the_same_records_then_the_same_error_on_every_path() {
                     "{codec:?} {what} x{threads}"
                 );
                 assert!(r.next().is_none(), "{codec:?} {what}: the reader ends too");
+                // Batches are whole blocks: the records of block 17, the one that fails (in
+                // its data, count or sync marker), are not given.
+                let mut r = Reader::from_slice(&data).unwrap();
+                let (got, got_err) = drain_batches!(r.par_value_batches(threads));
+                assert_eq!(got_err, err, "{codec:?} {what} x{threads} batches");
+                let whole = if err.is_some() { 17 * 50 } else { want.len() };
+                assert!(
+                    got.len() == whole && want.starts_with(&got),
+                    "{codec:?} {what} x{threads}: {} batched records of {}",
+                    got.len(),
+                    want.len()
+                );
             }
             let mut r = Reader::from_slice(&data).unwrap();
             let mut blocks = Vec::new();

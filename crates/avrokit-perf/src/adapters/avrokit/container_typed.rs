@@ -2,7 +2,9 @@
 //! the `codec` row (`append_codec` / `next_codec`, a new record each time), `codec (borrowed)`
 //! (read only: `Reader::next_block` and `Block::codec_iter` over a type whose strings and bytes
 //! borrow from the decompressed block), `codec (threads: N)` (read only: `par_codec_iter`,
-//! blocks decoded on N threads, in file order) and the `codec only` limit row (read only:
+//! blocks decoded on N threads, in file order), `codec batches (threads: N)` (read only:
+//! `par_codec_batches`, each block decoded on any of N threads over an earlier block's records,
+//! lent out whole) and the `codec only` limit row (read only:
 //! every block decompressed into one reused buffer, nothing decoded: what a compressed read is
 //! held to). The `codec` and `codec (borrowed)` rows prepare their files either way a
 //! [`Prep`] says: per file, or through a header template and a seeded schema cache.
@@ -171,6 +173,30 @@ where
             for v in r.par_codec_iter::<T>(threads)? {
                 black_box(v?);
                 n += 1;
+            }
+            check_count(n, count)
+        }),
+    )
+}
+
+/// The `codec batches (threads: N)` read row: `par_codec_batches` on `threads` threads, each
+/// block decoded over an earlier block's records and lent out whole.
+pub fn batches_row<T>(file: &ContainerFile, items: Rc<Vec<T>>, count: usize, threads: usize) -> Impl
+where
+    T: AvroSchema + AvroEncode + AvroDecodeOwned + DeserializeOwned + Send + 'static,
+{
+    read_only(
+        format!("codec batches (threads: {threads})"),
+        write_codec(file, items, Prep::PerFile),
+        reader(move |input| {
+            let mut r = Reader::from_slice(input)?;
+            let mut batches = r.par_codec_batches::<T>(threads)?;
+            let mut n = 0;
+            while let Some(batch) = batches.next_batch() {
+                for v in batch? {
+                    black_box(v);
+                    n += 1;
+                }
             }
             check_count(n, count)
         }),

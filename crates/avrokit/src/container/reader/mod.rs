@@ -30,7 +30,7 @@ pub use self::cache::SchemaCache;
 pub(crate) use self::cache::{codec_of, schema_and_min_size, schema_of};
 use self::checks::{block_error, check_count, data_start, record_error, records_end_early};
 use self::input::Input;
-pub use self::parallel::{ParBlocks, ParRecords};
+pub use self::parallel::{ParBatches, ParBlocks, ParRecords};
 pub use self::raw::RawBlock;
 #[cfg(feature = "tokio")]
 pub(crate) use self::records::{BlockDecoding, Cursor};
