@@ -633,7 +633,9 @@ type Spare<T> = Arc<Mutex<Vec<(Option<ThreadId>, Vec<T>)>>>;
 /// and avoids the allocator instead: each block's records are decoded over the records of an
 /// earlier block, reusing their strings, vectors and maps, and a batch goes back to the
 /// threads when [`next_batch`](Self::next_batch) is called again. Once the vectors have grown
-/// to the data, decoding allocates nothing. At most two blocks per thread are in flight.
+/// to the data, decoding allocates nothing. At most two blocks per thread are in flight. On
+/// one thread, a compressed block is decompressed and then decoded, in turn; the sequential
+/// reader's decompress-ahead thread overlaps the two, and is faster there.
 ///
 /// Gives the sequential reader's records a block at a time, then its error (after which it
 /// ends); the block that fails gives none of its records.
