@@ -88,6 +88,7 @@ const SKIPPED: &str = r#"{"type":"record","name":"R","fields":[
     {"name":"e","type":{"type":"enum","name":"E","symbols":["A","B","C"]}},
     {"name":"u","type":["null","string"]},
     {"name":"w","type":["int","string","null"]},
+    {"name":"v","type":["bytes","null"]},
     {"name":"a","type":{"type":"array","items":"long"}},
     {"name":"as","type":{"type":"array","items":"string"}},
     {"name":"ar","type":{"type":"array","items":{"type":"record","name":"P","fields":[
@@ -148,9 +149,16 @@ impl Gen {
             if self.below(2) == 0 {
                 Value::Union(0, Box::new(Value::Null))
             } else {
-                Value::Union(1, Box::new(Value::String(self.text(20))))
+                // Lengths of one varint byte and of two.
+                Value::Union(1, Box::new(Value::String(self.text(90))))
             },
             w,
+            if self.below(2) == 0 {
+                Value::Union(1, Box::new(Value::Null))
+            } else {
+                let n = self.below(100);
+                Value::Union(0, Box::new(Value::Bytes((0..n).map(|i| i as u8).collect())))
+            },
             Value::Array(
                 (0..self.below(6))
                     .map(|_| Value::Long(self.long()))
@@ -212,7 +220,7 @@ fn skipped_values_land_where_read_ones_do() {
     let projection: &[&str] = &["id", "k"];
     // Every column Arrow can hold: the recursive `t` is skipped in both.
     let every: &[&str] = &[
-        "id", "l", "fx", "d", "s", "e", "u", "w", "a", "as", "ar", "m", "ms", "n", "k",
+        "id", "l", "fx", "d", "s", "e", "u", "w", "v", "a", "as", "ar", "m", "ms", "n", "k",
     ];
     let mut all = Vec::new();
     let mut datums = Vec::new();

@@ -119,6 +119,9 @@ pub(crate) enum Skip {
     },
     Map(Box<Skip>),
     Union(Box<[Skip]>),
+    /// `["null", string]` or `["null", bytes]`, in either order (the branch index of null):
+    /// an optional text, skipped without a branch on which it holds.
+    NullOrLen(u8),
     /// A recursive type: the core's decoder, which bounds the nesting depth.
     Core(Schema),
 }
@@ -198,7 +201,12 @@ impl Skip {
                     .iter()
                     .map(|&v| single(v, open))
                     .collect::<Option<Vec<_>>>()?;
-                one(out, Skip::Union(branches.into()));
+                let skip = match branches[..] {
+                    [Skip::Bytes(0), Skip::Len] => Skip::NullOrLen(0),
+                    [Skip::Len, Skip::Bytes(0)] => Skip::NullOrLen(1),
+                    _ => Skip::Union(branches.into()),
+                };
+                one(out, skip);
             }
         }
         Some(())
@@ -851,6 +859,7 @@ fn skip_on<'a>(s: &Skip, c: &mut Cursor<'a>, cur: &mut Cursor<'a>, cx: &Cx) -> R
                 }
             }
         },
+        Skip::NullOrLen(null) => c.skip_null_or_len(*null),
         Skip::Union(branches) => {
             let at = c.pos();
             let i = c.long()?;
