@@ -5,7 +5,7 @@
 use avrokit::codec::{AvroDecodeOwned, CodecPlan};
 use avrokit::container::{Codec, Reader, ReaderBuilder, WriterBuilder};
 use avrokit::serde::{DePlan, SerPlan};
-use avrokit::{AvroEncode, AvroSchema, Schema};
+use avrokit::{AvroEncode, AvroSchema, Decoder, Schema};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -136,6 +136,8 @@ pub struct Resolved {
     pub generated: bool,
     /// The records read through the type's `CodecPlan`, written with the type's schema.
     pub codec: Vec<u8>,
+    /// The same, each read over one reused record (`CodecPlan::decode_into`).
+    pub reused: Vec<u8>,
     /// The records read by the resolving `Value` reader, written with the type's schema.
     pub value: Vec<u8>,
 }
@@ -157,10 +159,25 @@ where
     let mut codec = Vec::new();
     let ser = SerPlan::compile(&reader).map_err(e)?;
     let mut records = 0;
+    let mut last = None;
     while let Some(v) = r.next_codec(&plan) {
         let v = v.map_err(e)?;
         avrokit::serde::to_datum_sink(&v, &ser, &mut codec).map_err(e)?;
         records += 1;
+        last = Some(v);
+    }
+    // Again over one reused record, starting from the last one read, so that each record is
+    // read over another's strings, vectors and nested values.
+    let mut reused = Vec::new();
+    if let Some(mut slot) = last {
+        let mut r = Reader::from_slice(file).map_err(e)?;
+        while let Some(block) = r.next_block().map_err(e)? {
+            let mut dec = Decoder::from_slice(block.data());
+            for _ in 0..block.count() {
+                plan.decode_into(&mut slot, &mut dec).map_err(e)?;
+                avrokit::serde::to_datum_sink(&slot, &ser, &mut reused).map_err(e)?;
+            }
+        }
     }
     let mut value = Vec::new();
     let r = ReaderBuilder::new()
@@ -174,6 +191,7 @@ where
         records,
         generated: plan.is_generated(),
         codec,
+        reused,
         value,
     })
 }

@@ -154,6 +154,9 @@ fn resolution_cases_read_through_the_generated_code() {
                     if r.codec != r.value {
                         bad.push(format!("{source}: the generated code read other records"));
                     }
+                    if r.reused != r.codec {
+                        bad.push(format!("{source}: a reused record read other records"));
+                    }
                 }
                 (Err(e), false) => bad.push(format!("{source}: {e}")),
                 (Ok(_), true) => bad.push(format!("{source}: read, but the case must fail")),

@@ -708,6 +708,160 @@ where
     }
 }
 
+/// When `first` reads as a `T`, reading `second` over that value (the reused-record path)
+/// accepts, reads and consumes what reading it as a new `T` does.
+fn agree_over<T>(writer: &Schema, first: &[u8], second: &[u8])
+where
+    T: AvroSchema + AvroEncode + AvroDecodeOwned + DeserializeOwned + Debug,
+{
+    let plan = CodecPlan::<T>::reading(writer).unwrap();
+    let Ok(mut reused) = plan.decode(&mut Decoder::from_slice(first)) else {
+        return;
+    };
+    let mut fresh_dec = Decoder::from_slice(second);
+    let fresh = plan.decode(&mut fresh_dec);
+    let mut into_dec = Decoder::from_slice(second);
+    let into = plan.decode_into(&mut reused, &mut into_dec);
+    match (fresh, into) {
+        (Ok(f), Ok(())) => {
+            assert_eq!(
+                codec::to_datum_vec(&reused).unwrap(),
+                codec::to_datum_vec(&f).unwrap(),
+                "{second:?} read over a reused value: {reused:?}, as a new one: {f:?}"
+            );
+            assert_eq!(fresh_dec.rest().len(), into_dec.rest().len());
+        }
+        (Err(_), Err(_)) => {}
+        (f, i) => panic!("{second:?}: as a new value {f:?}, over a reused one {i:?}"),
+    }
+}
+
+/// A record read through a resolution over a reused value: every field is replaced, whether
+/// the writer reordered it, promoted it, or left it to its default, and the strings, vectors,
+/// options, maps and nested records of the old value leave no trace.
+#[test]
+fn reading_over_a_reused_record_replaces_every_field() {
+    #[derive(AvroSchema, Serialize, Deserialize, Debug, PartialEq, Clone)]
+    struct Reused {
+        id: i64,
+        name: String,
+        tags: Vec<String>,
+        note: Option<String>,
+        attrs: BTreeMap<String, String>,
+        inner: Inner,
+        blob: Vec<u8>,
+        #[serde(default)]
+        #[avro(default = r#""d""#)]
+        added: String,
+    }
+    let w = schema(
+        r#"{"type":"record","name":"Reused","fields":[
+        {"name":"inner","type":{"type":"record","name":"Inner","fields":[
+            {"name":"score","type":"float"},{"name":"name","type":"string"}]}},
+        {"name":"skipped","type":"string"},
+        {"name":"blob","type":"bytes"},
+        {"name":"note","type":["null","string"]},
+        {"name":"tags","type":{"type":"array","items":"string"}},
+        {"name":"attrs","type":{"type":"map","values":"string"}},
+        {"name":"name","type":"string"},
+        {"name":"id","type":"int"}]}"#,
+    );
+    let datum = |n: usize| {
+        let s = |t: &str| Value::String(t.repeat(n + 1));
+        bytes(
+            &Value::Record(vec![
+                Value::Record(vec![Value::Float(n as f32 + 0.5), s("in")]),
+                s("gone"),
+                Value::Bytes(vec![n as u8; 3 * n]),
+                if n % 2 == 0 {
+                    Value::Union(1, Box::new(s("note")))
+                } else {
+                    Value::Union(0, Box::new(Value::Null))
+                },
+                Value::Array((0..n).map(|i| s(&format!("t{i}"))).collect()),
+                Value::Map((0..n).map(|i| (format!("k{i}"), s("v"))).collect()),
+                s("name"),
+                Value::Int(n as i32 * 1000 - 1),
+            ]),
+            &w,
+        )
+    };
+    let data: Vec<Vec<u8>> = [3, 0, 1, 4].iter().map(|&n| datum(n)).collect();
+    let plan = CodecPlan::<Reused>::reading(&w).unwrap();
+    let fresh: Vec<Reused> = data.iter().map(|d| resolve(&w, d)).collect();
+    assert_eq!(fresh[0].added, "d");
+    for (i, from) in fresh.iter().enumerate() {
+        for (j, bytes) in data.iter().enumerate() {
+            let mut v = from.clone();
+            v.added = "stale".into();
+            plan.decode_into(&mut v, &mut Decoder::from_slice(bytes))
+                .unwrap();
+            assert_eq!(v, fresh[j], "datum {j} read over datum {i}");
+        }
+    }
+    // Cut short, the read fails (and what the value holds is still a value).
+    for n in 0..data[0].len() {
+        let mut v = fresh[3].clone();
+        assert!(plan
+            .decode_into(&mut v, &mut Decoder::from_slice(&data[0][..n]))
+            .is_err());
+    }
+
+    // Every field from a default: the steps' path and the straight one (writer fields first).
+    let stale = Evolved {
+        y: -7,
+        x: "stale".into(),
+        added_s: "stale".into(),
+        added_arr: vec![9; 5],
+        added_rec: Inner {
+            name: "stale".into(),
+            score: 9.0,
+        },
+        added_opt: Some(3),
+        added_enum: Suit::Spades,
+        added_map: BTreeMap::from([("stale".to_owned(), vec![])]),
+        added_bytes: vec![7; 9],
+        cache: 77,
+    };
+    let w = schema(EVOLVED_WRITER);
+    let old = Value::Record(vec![
+        Value::Array(vec![]),
+        Value::Map(vec![]),
+        Value::Union(0, Box::new(Value::Null)),
+        Value::Fixed(vec![0; 4]),
+    ]);
+    let data = bytes(
+        &Value::Record(vec![
+            Value::String("hello".into()),
+            old,
+            Value::Int(42),
+            Value::Double(2.5),
+            Value::Union(0, Box::new(Value::Null)),
+        ]),
+        &w,
+    );
+    let mut v = stale.clone();
+    CodecPlan::<Evolved>::reading(&w)
+        .unwrap()
+        .decode_into(&mut v, &mut Decoder::from_slice(&data))
+        .unwrap();
+    assert_eq!(v, evolved(42, "hello"));
+    let w = schema(
+        r#"{"type":"record","name":"Evolved","fields":[
+        {"name":"y","type":"int"},{"name":"x","type":"string"}]}"#,
+    );
+    let data = bytes(
+        &Value::Record(vec![Value::Int(3), Value::String("b".into())]),
+        &w,
+    );
+    let mut v = stale;
+    CodecPlan::<Evolved>::reading(&w)
+        .unwrap()
+        .decode_into(&mut v, &mut Decoder::from_slice(&data))
+        .unwrap();
+    assert_eq!(v, evolved(3, "b"));
+}
+
 const UNIONS_WRITER: &str = r#"{"type":"record","name":"Unions","fields":[
     {"name":"wrapped","type":"int"},
     {"name":"narrowed","type":["null","int","string"]},
@@ -749,6 +903,11 @@ proptest! {
             agree::<Unions>(&schema(UNIONS_WRITER), bytes);
             agree::<Evolved>(&schema(EVOLVED_WRITER), bytes);
             agree::<Node>(&schema(NODE_WRITER), bytes);
+        }
+        for (first, second) in [(&data, &small), (&small, &data)] {
+            agree_over::<Unions>(&schema(UNIONS_WRITER), first, second);
+            agree_over::<Evolved>(&schema(EVOLVED_WRITER), first, second);
+            agree_over::<Node>(&schema(NODE_WRITER), first, second);
         }
     }
 }

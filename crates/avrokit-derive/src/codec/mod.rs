@@ -23,6 +23,8 @@ struct Bodies {
     decode_resolved: Tokens,
     /// `decode_into`'s body, when it does better than the default (records).
     decode_into: Option<Tokens>,
+    /// `decode_resolved_into`'s body, when it does better than the default (records).
+    decode_resolved_into: Option<Tokens>,
     zero_size: Tokens,
     /// The field types that decide `HAS_CODEC`.
     types: Vec<Type>,
@@ -70,6 +72,7 @@ pub(crate) fn codec_impls(input: &DeriveInput, c: &ContainerAttrs) -> Tokens {
             decode: quote!(::core::result::Result::Err(#p::no_codec(#what))),
             decode_resolved: quote!(::core::result::Result::Err(#p::no_codec(#what))),
             decode_into: None,
+            decode_resolved_into: None,
             zero_size: quote!(false),
             types: Vec::new(),
             union: None,
@@ -355,6 +358,81 @@ fn resolve_record(path: Tokens, shape: &Fields, fields: &[Field]) -> Tokens {
     })
 }
 
+/// `decode_resolved_into`'s body for a record: as [`resolve_record`], writing each field in
+/// place (the `Resolver` checked that the plan fills every field once, so none is left stale).
+fn resolve_record_into(fields: &[Field]) -> Tokens {
+    let p = p();
+    let wired: Vec<&Field> = fields.iter().filter(|f| f.wire.is_some()).collect();
+    let n = wired.len();
+    let place = |f: &Field| {
+        let m = &f.member;
+        quote!(&mut self.#m)
+    };
+    let mut reads = Tokens::new();
+    let mut defaults = Tokens::new();
+    let mut straight = Tokens::new();
+    for (pos, f) in wired.iter().enumerate() {
+        let Some(w) = &f.wire else { continue };
+        let name = &f.name;
+        let read = w.read_resolved_into(place(f), quote!(__op));
+        let default = w.read_default_into(&f.ty, place(f));
+        let pos32 = pos as u32;
+        reads.extend(quote!(#pos32 => {
+            if let ::core::result::Result::Err(e) = #read {
+                return ::core::result::Result::Err(__rec.in_step(e, __k));
+            }
+        }));
+        defaults.extend(quote!(#pos32 => {
+            if let ::core::result::Result::Err(e) = __rec.default_with(__k, #default) {
+                return ::core::result::Result::Err(#p::in_field(e, #name));
+            }
+        }));
+        let read = w.read_resolved_into(place(f), quote!(__rec.op(#pos)?));
+        straight.extend(quote!(
+            if #pos < __m {
+                if let ::core::result::Result::Err(e) = #read {
+                    return ::core::result::Result::Err(__rec.in_step(e, #pos));
+                }
+            } else if let ::core::result::Result::Err(e) = __rec.default_with(#pos - __m, #default) {
+                return ::core::result::Result::Err(#p::in_field(e, #name));
+            }
+        ));
+    }
+    let skipped: Tokens = fields
+        .iter()
+        .filter(|f| f.wire.is_none())
+        .map(|f| {
+            let m = &f.member;
+            let d = &f.default;
+            quote!(self.#m = #d;)
+        })
+        .collect();
+    quote!({
+        let __rec = rs.record(dec, op)?;
+        if let ::core::option::Option::Some(__m) = __rec.straight(#n) {
+            #straight
+            #skipped
+            return ::core::result::Result::Ok(());
+        }
+        for __k in 0..__rec.len() {
+            if let ::core::option::Option::Some((__to, __op)) = __rec.step(dec, __k)? {
+                match __to {
+                    #reads
+                    __other => return ::core::result::Result::Err(#p::no_field(__other)),
+                }
+            }
+        }
+        for __k in 0..__rec.defaults() {
+            match __rec.default_pos(__k) {
+                #defaults
+                __other => return ::core::result::Result::Err(#p::no_field(__other)),
+            }
+        }
+        #skipped
+        ::core::result::Result::Ok(())
+    })
+}
+
 /// `Path { a: __f0, .. }`, `Path(__f0, ..)` or `Path`.
 fn construct(path: Tokens, shape: &Fields, fields: &[Field], locals: &[syn::Ident]) -> Tokens {
     let members = fields.iter().map(|f| &f.member);
@@ -444,6 +522,7 @@ fn record_bodies(shape: &Fields, fields: &[Field]) -> Bodies {
         decode: quote!(#reads ::core::result::Result::Ok(#build)),
         decode_resolved: resolve_record(quote!(Self), shape, fields),
         decode_into: Some(quote!(#intos ::core::result::Result::Ok(()))),
+        decode_resolved_into: Some(resolve_record_into(fields)),
         zero_size: zero_size(fields),
         types: written_types(fields),
         union: None,
@@ -463,6 +542,7 @@ fn newtype_bodies(shape: &Fields, fields: Vec<Field>) -> Result<Bodies, String> 
     let read = w.read(&inner.ty);
     let read_resolved = w.read_resolved(&inner.ty, quote!(op));
     let into = w.read_into(quote!(&mut self.#m));
+    let resolved_into = w.read_resolved_into(quote!(&mut self.#m), quote!(op));
     let locals = locals(&fields);
     let first = &locals[0];
     let rest: Tokens = fields[1..]
@@ -481,6 +561,7 @@ fn newtype_bodies(shape: &Fields, fields: Vec<Field>) -> Result<Bodies, String> 
             let #first = #read_resolved?; #rest ::core::result::Result::Ok(#build)
         ),
         decode_into: (fields.len() == 1).then_some(into),
+        decode_resolved_into: (fields.len() == 1).then_some(resolved_into),
         zero_size: w.zero_size(&inner.ty),
         types: vec![inner.ty.clone()],
         union: None,
@@ -523,6 +604,7 @@ fn unit_enum_bodies(variants: &[(&syn::Variant, bool)]) -> Bodies {
             }
         }),
         decode_into: None,
+        decode_resolved_into: None,
         zero_size: quote!(false),
         types: Vec::new(),
         union: None,
@@ -594,6 +676,7 @@ fn union_bodies(variants: &[(&syn::Variant, bool)]) -> Result<Bodies, String> {
             <Self as ::avrokit::AvroDecode<'__de>>::decode_resolved_branch(dec, rs, __branch, op)
         }),
         decode_into: None,
+        decode_resolved_into: None,
         zero_size: quote!(false),
         types,
         union: Some(UnionBodies {
@@ -639,6 +722,7 @@ fn emit(input: &DeriveInput, b: Bodies, has_codec: bool) -> Tokens {
         decode,
         decode_resolved,
         decode_into,
+        decode_resolved_into,
         zero_size,
         types,
         union,
@@ -660,6 +744,20 @@ fn emit(input: &DeriveInput, b: Bodies, has_codec: bool) -> Tokens {
             fn decode_into<__S: #p::Source<'__de>>(
                 &mut self,
                 dec: &mut #p::Decoder<'__de, __S>,
+            ) -> #p::Result<()> {
+                #body
+            }
+        }
+    });
+    let decode_resolved_into = decode_resolved_into.map(|body| {
+        quote! {
+            #[inline]
+            #[allow(unused_variables, unreachable_code)]
+            fn decode_resolved_into<__S: #p::Source<'__de>>(
+                &mut self,
+                dec: &mut #p::Decoder<'__de, __S>,
+                rs: &#p::Resolver,
+                op: u32,
             ) -> #p::Result<()> {
                 #body
             }
@@ -746,6 +844,8 @@ fn emit(input: &DeriveInput, b: Bodies, has_codec: bool) -> Tokens {
             #dec_branch
 
             #decode_into
+
+            #decode_resolved_into
         }
     }
 }

@@ -20,12 +20,14 @@ pub(crate) enum Wire {
     Trait,
     /// Generated closures: `enc` is `|enc, v: &T| -> Result<()>`, `dec` is `|dec| -> Result<T>`;
     /// `into`, when given, reads over a place (`|dec, v: &mut T| -> Result<()>`); `res` reads
-    /// data of another writer schema (`|dec, rs, op| -> Result<T>`).
+    /// data of another writer schema (`|dec, rs, op| -> Result<T>`), and `res_into`, when
+    /// given, does so over a place (`|dec, rs, op, v: &mut T| -> Result<()>`).
     Custom {
         enc: Tokens,
         dec: Tokens,
         into: Option<Tokens>,
         res: Tokens,
+        res_into: Option<Tokens>,
     },
 }
 
@@ -147,6 +149,40 @@ impl Wire {
         }
     }
 
+    /// An expression reading a value written with another schema, as op `op` of `rs`, over
+    /// the place `v` (a `&mut ty`; a `Result<()>`), reusing its allocations.
+    pub(crate) fn read_resolved_into(&self, v: Tokens, op: Tokens) -> Tokens {
+        match self {
+            Wire::Trait => quote!(::avrokit::AvroDecode::decode_resolved_into(#v, dec, rs, #op)),
+            Wire::Custom {
+                res_into: Some(into),
+                ..
+            } => quote!((#into)(dec, rs, #op, #v)),
+            Wire::Custom { res, .. } => quote!((#res)(dec, rs, #op).map(|x| *#v = x)),
+        }
+    }
+
+    /// A closure reading a reader-only field's default over the place `v` (a `&mut ty`), as
+    /// [`read_default`](Self::read_default) reads a new value.
+    pub(crate) fn read_default_into(&self, ty: &Type, v: Tokens) -> Tokens {
+        let p = p();
+        let src = quote!(#p::DefaultSource<'_>);
+        let body = match self {
+            Wire::Trait => quote!(::avrokit::AvroDecode::decode_into(#v, dec)),
+            Wire::Custom {
+                into: Some(into), ..
+            } => {
+                let into = with_source(into.clone(), &src);
+                quote!((#into)(dec, #v))
+            }
+            Wire::Custom { dec, .. } => {
+                let read = with_source(dec.clone(), &src);
+                quote!((#read)(dec).map(|x: #ty| *#v = x))
+            }
+        };
+        quote!(|dec: &mut #p::Decoder<'__de, #src>| -> #p::Result<()> { #body })
+    }
+
     /// A closure reading a `ty` from a reader-only field's default (a decoder over a
     /// [`DefaultSource`], which lends nothing).
     pub(crate) fn read_default(&self, ty: &Type) -> Tokens {
@@ -225,6 +261,7 @@ pub(crate) fn wire(ty: &Type, bytes: bool, overlay: Option<&Json>) -> Result<Wir
                         #p::decode_option(dec, #null_second, #id)
                     }),
                     into: None,
+                    res_into: None,
                     res: quote!(
                         |dec: &mut #p::Decoder<'__de, __S>, rs: &#p::Resolver, op: u32|
                             -> #p::Result<#ty> {
@@ -251,6 +288,7 @@ pub(crate) fn wire(ty: &Type, bytes: bool, overlay: Option<&Json>) -> Result<Wir
                         #p::decode_array(dec, #id)
                     }),
                     into: None,
+                    res_into: None,
                     res: quote!(
                         |dec: &mut #p::Decoder<'__de, __S>, rs: &#p::Resolver, op: u32|
                             -> #p::Result<#ty> {
@@ -276,6 +314,7 @@ pub(crate) fn wire(ty: &Type, bytes: bool, overlay: Option<&Json>) -> Result<Wir
                         #p::decode_map(dec, #id)
                     }),
                     into: None,
+                    res_into: None,
                     res: quote!(
                         |dec: &mut #p::Decoder<'__de, __S>, rs: &#p::Resolver, op: u32|
                             -> #p::Result<#ty> {
@@ -341,6 +380,12 @@ fn bytes_wire(ty: &Type) -> Result<Wire, String> {
                 <#ty as #p::Bytes<'__de>>::read_resolved(dec, rs, op)
             }
         ),
+        res_into: Some(quote!(
+            |dec: &mut #p::Decoder<'__de, __S>, rs: &#p::Resolver, op: u32, v: &mut #ty|
+                -> #p::Result<()> {
+                #p::Bytes::read_resolved_into(v, dec, rs, op)
+            }
+        )),
     })
 }
 

@@ -116,6 +116,20 @@ pub trait Bytes<'de>: Sized {
         rs.bytes(dec, op)?;
         Self::read(dec)
     }
+    /// As [`Bytes::read_resolved`], over `self`.
+    ///
+    /// # Errors
+    /// As [`Bytes::read_resolved`].
+    #[inline]
+    fn read_resolved_into<S: Source<'de>>(
+        &mut self,
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<()> {
+        rs.bytes(dec, op)?;
+        self.read_into(dec)
+    }
 }
 
 impl<'de> Bytes<'de> for Vec<u8> {

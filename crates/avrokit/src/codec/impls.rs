@@ -100,6 +100,17 @@ impl<'de> AvroDecode<'de> for bool {
         out.clear();
         Self::decode_items(dec, out)
     }
+    #[inline]
+    fn decode_items_resolved_into<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        item: u32,
+        zero_size_mem: Option<usize>,
+        out: &mut Vec<bool>,
+    ) -> Result<()> {
+        out.clear();
+        Self::decode_items_resolved(dec, rs, item, zero_size_mem, out)
+    }
 }
 
 /// Floats and doubles: little-endian on the wire, so arrays move in bulk (also when read
@@ -158,6 +169,17 @@ macro_rules! float {
             ) -> Result<()> {
                 out.clear();
                 Self::decode_items(dec, out)
+            }
+            #[inline]
+            fn decode_items_resolved_into<S: Source<'de>>(
+                dec: &mut Decoder<'de, S>,
+                rs: &Resolver,
+                item: u32,
+                zero_size_mem: Option<usize>,
+                out: &mut Vec<$t>,
+            ) -> Result<()> {
+                out.clear();
+                Self::decode_items_resolved(dec, rs, item, zero_size_mem, out)
             }
         }
     )*};
@@ -342,6 +364,16 @@ impl<'de> AvroDecode<'de> for String {
     fn decode_into<S: Source<'de>>(&mut self, dec: &mut Decoder<'de, S>) -> Result<()> {
         dec.read_string_into(self)
     }
+    #[inline]
+    fn decode_resolved_into<S: Source<'de>>(
+        &mut self,
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<()> {
+        rs.string(dec, op)?;
+        dec.read_string_into(self)
+    }
 }
 
 impl<'de: 'a, 'a> AvroDecode<'de> for &'a str {
@@ -468,6 +500,36 @@ impl<'de, T: AvroDecode<'de>> AvroDecode<'de> for Option<T> {
         }
         Ok(())
     }
+    #[inline]
+    fn decode_resolved_into<S: Source<'de>>(
+        &mut self,
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<()> {
+        let at = dec.offset();
+        match rs.branch(dec, op)? {
+            (0, op) => {
+                rs.read_null(dec, op)?;
+                *self = None;
+            }
+            (1, op) if T::BRANCHES == 0 => match self {
+                Some(v) => v.decode_resolved_into(dec, rs, op)?,
+                None => *self = Some(T::decode_resolved(dec, rs, op)?),
+            },
+            (i, op) if T::BRANCHES > 0 && i <= T::BRANCHES => {
+                *self = Some(T::decode_resolved_branch(dec, rs, i - 1, op)?);
+            }
+            (i, _) => {
+                return Err(super::__private::bad_union(
+                    i,
+                    T::BRANCHES.max(1) as usize + 1,
+                    at,
+                ))
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Reads `T` one nesting level deeper and wraps it: pointers count a level, which bounds the
@@ -546,6 +608,15 @@ pointer! {
         fn decode_into<S: Source<'de>>(&mut self, dec: &mut Decoder<'de, S>) -> Result<()> {
             deeper(dec, |d| (**self).decode_into(d), |()| ())
         }
+        #[inline]
+        fn decode_resolved_into<S: Source<'de>>(
+            &mut self,
+            dec: &mut Decoder<'de, S>,
+            rs: &Resolver,
+            op: u32,
+        ) -> Result<()> {
+            deeper(dec, |d| (**self).decode_resolved_into(d, rs, op), |()| ())
+        }
     }
     Rc {}
     Arc {}
@@ -601,6 +672,16 @@ impl<'de, T: AvroDecode<'de>> AvroDecode<'de> for Vec<T> {
     #[inline]
     fn decode_into<S: Source<'de>>(&mut self, dec: &mut Decoder<'de, S>) -> Result<()> {
         T::decode_items_into(dec, self)
+    }
+    #[inline]
+    fn decode_resolved_into<S: Source<'de>>(
+        &mut self,
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<()> {
+        let (item, zero_size_mem) = rs.array(dec, op, std::mem::size_of::<T>())?;
+        T::decode_items_resolved_into(dec, rs, item, zero_size_mem, self)
     }
 }
 
@@ -704,6 +785,23 @@ macro_rules! map {
                 decode_map(dec, |k: String, v| {
                     self.insert(K::from(k), v);
                 })
+            }
+            #[inline]
+            fn decode_resolved_into<S: Source<'de>>(
+                &mut self,
+                dec: &mut Decoder<'de, S>,
+                rs: &Resolver,
+                op: u32,
+            ) -> Result<()> {
+                let values = rs.map(dec, op)?;
+                self.clear();
+                decode_map_with(
+                    dec,
+                    |d| V::decode_resolved(d, rs, values),
+                    |k: String, v| {
+                        self.insert(K::from(k), v);
+                    },
+                )
             }
         }
     )*};

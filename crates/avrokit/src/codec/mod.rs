@@ -20,8 +20,10 @@
 //!   (promotions, defaults, reordered and skipped fields, enum symbols and union branches
 //!   remapped), which drives the same per-field code: each record walks the writer's fields in
 //!   the plan's order and reads each with its field type's code, as Java's `SpecificRecord`
-//!   reads through a `ResolvingDecoder`. Only a type without a generated codec goes through the
-//!   serde front end. The container reader and writer take codec types through it
+//!   reads through a `ResolvingDecoder`. [`CodecPlan::decode_into`] reads over a reused value
+//!   on both paths: a resolved record overwrites each field in place, defaults included, so
+//!   reading old files into reused records allocates no more than reading current ones. Only a
+//!   type without a generated codec goes through the serde front end. The container reader and writer take codec types through it
 //!   ([`Reader::codec_iter`](crate::container::Reader::codec_iter),
 //!   [`Writer::append_codec`](crate::container::Writer::append_codec)).
 //!
@@ -265,6 +267,46 @@ pub trait AvroDecode<'de>: Sized {
         )
     }
 
+    /// As [`decode_resolved`](AvroDecode::decode_resolved), over `self`, reusing its
+    /// allocations where it can (strings, vectors, nested records). Not public API: the
+    /// generated code and [`CodecPlan::decode_into`] call it.
+    ///
+    /// # Errors
+    /// As [`AvroDecode::decode_resolved`]; `self` then holds a valid value, partly overwritten.
+    #[doc(hidden)]
+    #[inline]
+    fn decode_resolved_into<S: Source<'de>>(
+        &mut self,
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        op: u32,
+    ) -> Result<()> {
+        *self = Self::decode_resolved(dec, rs, op)?;
+        Ok(())
+    }
+
+    /// As [`decode_items_resolved`](AvroDecode::decode_items_resolved), over the items of
+    /// `out`, reusing them. Overridden for bulk types. Not public API.
+    ///
+    /// # Errors
+    /// As [`AvroDecode::decode_items_resolved`].
+    #[doc(hidden)]
+    #[inline]
+    fn decode_items_resolved_into<S: Source<'de>>(
+        dec: &mut Decoder<'de, S>,
+        rs: &Resolver,
+        item: u32,
+        zero_size_mem: Option<usize>,
+        out: &mut Vec<Self>,
+    ) -> Result<()> {
+        dec.read_array_into(
+            || zero_size_mem,
+            out,
+            |d, v| v.decode_resolved_into(d, rs, item),
+            |d| Self::decode_resolved(d, rs, item),
+        )
+    }
+
     /// Reads one value over `self`, reusing its allocations where it can.
     ///
     /// # Errors
@@ -354,7 +396,7 @@ pub fn from_datum_reader<T: AvroDecodeOwned, R: Read>(reader: R) -> Result<T> {
 
 /// Decodes one top-level datum: one nesting level, so the whole value shares one budget for
 /// items that take no bytes.
-#[inline]
+#[inline(always)]
 pub(crate) fn decode_top<'de, T: AvroDecode<'de>, S: Source<'de>>(
     dec: &mut Decoder<'de, S>,
 ) -> Result<T> {

@@ -53,6 +53,13 @@ impl Resolver {
         let mut defaults = Vec::with_capacity(p.ops.len());
         let mut straight = Vec::with_capacity(p.ops.len());
         for op in p.ops.iter() {
+            if let Op::Record(rec) = op {
+                if !fills_every_field(rec) {
+                    return Err(internal(
+                        "a record op that does not fill each reader field once",
+                    ));
+                }
+            }
             straight.push(match op {
                 Op::Record(rec) => {
                     let m = rec.steps.len();
@@ -79,7 +86,7 @@ impl Resolver {
                 Op::Record(rec) => {
                     let reader_rec = match &p.reader.node(rec.reader).kind {
                         crate::schema::NodeKind::Record(r) => r,
-                        _ => return Err(internal()),
+                        _ => return Err(internal("a record op of a non-record")),
                     };
                     rec.defaults
                         .iter()
@@ -472,10 +479,28 @@ fn mismatch(what: &'static str) -> Error {
     )
 }
 
+/// True when the record op gives every reader field exactly one value, read or defaulted: the
+/// generated `decode_resolved_into` writes the fields of a reused record in place and relies
+/// on it to leave none of them stale.
+fn fills_every_field(rec: &RecordOp) -> bool {
+    let mut filled = vec![false; rec.len as usize];
+    let reads = rec.steps.iter().filter_map(|s| match s {
+        Step::Read { to, .. } => Some(*to),
+        Step::Skip(_) => None,
+    });
+    for pos in reads.chain(rec.defaults.iter().map(|d| d.pos)) {
+        match filled.get_mut(pos as usize) {
+            Some(f) if !*f => *f = true,
+            _ => return false,
+        }
+    }
+    filled.iter().all(|&f| f)
+}
+
 #[cold]
 #[inline(never)]
-fn internal() -> Error {
-    Error::new(ErrorKind::Schema, "internal: a record op of a non-record")
+fn internal(what: &str) -> Error {
+    Error::new(ErrorKind::Schema, format!("internal: {what}"))
 }
 
 /// The error of a type whose codec has no resolving decoder (a hand-written [`AvroDecode`]).
