@@ -250,10 +250,11 @@ pub fn map_bytes(data: &[f32]) -> Vec<u8> {
 // Resolution tests (read only)
 
 /// ExtendedEnum's reader-side enum `E` (the writer has only A and B).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 #[serde(rename = "E")]
 pub enum Symbol {
     /// A
+    #[default]
     A,
     /// B
     B,
@@ -266,7 +267,7 @@ pub enum Symbol {
 }
 
 /// ExtendedEnum's record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 #[serde(rename = "R")]
 pub struct EnumRecord {
     /// f
@@ -285,7 +286,7 @@ pub fn extended_enum_bytes(tags: &[u32]) -> Vec<u8> {
 }
 
 /// UnchangedUnion's record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 #[serde(rename = "R")]
 pub struct UnionRecord {
     /// f

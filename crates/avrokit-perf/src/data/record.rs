@@ -90,7 +90,7 @@ pub fn rec_bytes(data: &[Rec]) -> Vec<u8> {
 }
 
 /// RecordWithDefault's reader shape: f7 and f8 take their default.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 #[serde(rename = "R")]
 pub struct RecWithDefault {
     /// f1
@@ -120,7 +120,7 @@ fn undefined() -> String {
 }
 
 /// RecordWithOutOfOrder's reader shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 #[serde(rename = "R")]
 pub struct RecOutOfOrder {
     /// f1
@@ -138,7 +138,7 @@ pub struct RecOutOfOrder {
 }
 
 /// RecordWithPromotion's reader shape: the ints become longs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema, Default)]
 #[serde(rename = "R")]
 pub struct RecPromoted {
     /// f1

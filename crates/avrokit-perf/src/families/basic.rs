@@ -137,7 +137,7 @@ fn map_test(ctx: &Ctx) -> Test {
 
 /// A read-only resolution test of `n` datums: avrokit's resolved Value rows, and the peers
 /// reading into the reader-shaped `R`.
-fn resolution<R: DeserializeOwned + AvroSchema + AvroDecodeOwned + 'static>(
+fn resolution<R: DeserializeOwned + AvroSchema + AvroDecodeOwned + Default + 'static>(
     ctx: &Ctx,
     test: Test,
     writer: &str,
@@ -145,7 +145,8 @@ fn resolution<R: DeserializeOwned + AvroSchema + AvroDecodeOwned + 'static>(
 ) -> Test {
     let n = test.count;
     let test = value::resolved_rows(test, writer, reader, n)
-        .with(codec::resolved_row::<R>(writer, reader, n));
+        .with(codec::resolved_row::<R>(writer, reader, n))
+        .with(codec::resolved_reused_row::<R>(writer, reader, n));
     if ctx.compare {
         test.with_all(peers::read_peers::<R>(writer, reader, n))
     } else {

@@ -111,7 +111,7 @@ fn generic_nested_fake_test(ctx: &Ctx) -> Test {
 }
 
 /// GenericWith*_: the Generic data read with a reader schema.
-fn generic_resolving<R: DeserializeOwned + AvroSchema + AvroDecodeOwned + 'static>(
+fn generic_resolving<R: DeserializeOwned + AvroSchema + AvroDecodeOwned + Default + 'static>(
     ctx: &Ctx,
     name: &'static str,
     reader_schema: &str,
@@ -125,7 +125,12 @@ fn generic_resolving<R: DeserializeOwned + AvroSchema + AvroDecodeOwned + 'stati
         reader_schema,
         n,
     )
-    .with(ak_codec::resolved_row::<R>(RECORD_SCHEMA, reader_schema, n));
+    .with(ak_codec::resolved_row::<R>(RECORD_SCHEMA, reader_schema, n))
+    .with(ak_codec::resolved_reused_row::<R>(
+        RECORD_SCHEMA,
+        reader_schema,
+        n,
+    ));
     if ctx.compare {
         test = test.with_all(peers::resolution_peers::<R>(
             RECORD_SCHEMA,

@@ -21,7 +21,7 @@
 use std::rc::Rc;
 
 use crate::adapters::avrokit::container::{serde_row, value_row, Prep};
-use crate::adapters::avrokit::container_typed::codec_row;
+use crate::adapters::avrokit::container_typed::{batches_row, codec_row};
 use crate::adapters::avrokit::values::to_values;
 use crate::adapters::avrokit::{codec as ak_codec, serde as ak_serde, value};
 use crate::adapters::limit;
@@ -91,7 +91,9 @@ fn user_record_container_test(ctx: &Ctx) -> Test {
     let mut test = Test::new("UserRecordContainer", n, bytes)
         .with(value_row(&file, values, n, Prep::PerFile))
         .with(serde_row(&file, items.clone(), n, Prep::PerFile))
-        .with(codec_row(&file, items.clone(), n, Prep::PerFile));
+        .with(codec_row(&file, items.clone(), n, Prep::PerFile))
+        .with(batches_row(&file, items.clone(), n, 1))
+        .with(batches_row(&file, items.clone(), n, 2));
     test.output_is_reference = false;
     test.bytes_per_cycle = Some(datum_bytes);
     if ctx.compare {
@@ -232,7 +234,7 @@ mod tests {
         };
         let mut test = user_record_container_test(&ctx);
         assert_eq!(test.bytes_per_cycle, Some(test.bytes.len()));
-        assert_eq!(test.impls.len(), 6);
+        assert_eq!(test.impls.len(), 8);
         let plan =
             avrokit::serde::DePlan::compile(&avrokit::Schema::parse_str(SCHEMA).unwrap()).unwrap();
         for imp in &mut test.impls {

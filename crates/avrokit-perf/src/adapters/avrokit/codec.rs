@@ -138,6 +138,20 @@ where
     }
 }
 
+/// The codec plan of a resolution test: compiled once from the writer schema, for `R`, whose
+/// own schema must be the test's reader schema, and which must have generated code.
+fn resolved_plan<R>(writer: &str, reader_schema: &str) -> Result<CodecPlan<R>, String>
+where
+    R: AvroSchema + AvroDecodeOwned + 'static,
+{
+    same_schema::<R>(reader_schema)?;
+    match parse(writer).and_then(|w| CodecPlan::<R>::reading(&w).map_err(|e| e.to_string())) {
+        Ok(p) if p.is_generated() => Ok(p),
+        Ok(_) => Err("the type has no generated codec".into()),
+        Err(e) => Err(e),
+    }
+}
+
 /// A read-only `codec` row of a resolution test: `n` datums written with `writer`, each read
 /// as a new `R` through a [`CodecPlan`] compiled once from the writer schema (the generated
 /// code, through the plan's resolution when the schemas differ). `R`'s own schema must be the
@@ -147,19 +161,36 @@ where
     R: AvroSchema + AvroDecodeOwned + DeserializeOwned + 'static,
 {
     let imp = Impl::new(Library::Avrokit, "codec");
-    if let Err(e) = same_schema::<R>(reader_schema) {
-        return imp.not_applicable(e);
-    }
-    let plan =
-        match parse(writer).and_then(|w| CodecPlan::<R>::reading(&w).map_err(|e| e.to_string())) {
-            Ok(p) if p.is_generated() => p,
-            Ok(_) => return imp.not_applicable("the type has no generated codec"),
-            Err(e) => return imp.not_applicable(e),
-        };
+    let plan = match resolved_plan::<R>(writer, reader_schema) {
+        Ok(p) => p,
+        Err(e) => return imp.not_applicable(e),
+    };
     imp.read(reader(move |input| {
         let mut dec = Decoder::from_slice(input);
         for _ in 0..n {
             black_box(plan.decode(&mut dec)?);
+        }
+        check_consumed(dec.rest().len())
+    }))
+}
+
+/// As [`resolved_row`], over one `R` that every datum overwrites (`CodecPlan::decode_into`,
+/// as Java's `read(reuse, decoder)`).
+pub fn resolved_reused_row<R>(writer: &str, reader_schema: &str, n: usize) -> Impl
+where
+    R: AvroSchema + AvroDecodeOwned + DeserializeOwned + Default + 'static,
+{
+    let imp = Impl::new(Library::Avrokit, "codec (reused)");
+    let plan = match resolved_plan::<R>(writer, reader_schema) {
+        Ok(p) => p,
+        Err(e) => return imp.not_applicable(e),
+    };
+    imp.read(reader(move |input| {
+        let mut dec = Decoder::from_slice(input);
+        let mut r = R::default();
+        for _ in 0..n {
+            plan.decode_into(&mut r, &mut dec)?;
+            black_box(&r);
         }
         check_consumed(dec.rest().len())
     }))
