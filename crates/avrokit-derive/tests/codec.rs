@@ -557,6 +557,21 @@ fn container_files_of_codec_types() {
         .collect::<Result<Vec<_>, _>>()
         .unwrap();
     assert_eq!(back, events);
+    // Over one reused record, across blocks (64 records each), as new records read them.
+    let mut r = Reader::from_slice(&file).unwrap();
+    let plan = r.codec_plan::<Event>().unwrap();
+    let mut e = Event {
+        id: -1,
+        name: "a stale name, longer than any".into(),
+        extra: -1,
+    };
+    let mut back = Vec::new();
+    while let Some(read) = r.next_codec_into(&plan, &mut e) {
+        read.unwrap();
+        back.push(e.clone());
+    }
+    assert_eq!(back, events);
+    assert_eq!(e, events[499], "the end leaves the last record in place");
 
     // A plan for another schema cannot write, and is refused by another file.
     let old_plan = CodecPlan::<EventV1>::reading(&Event::schema());
@@ -586,12 +601,32 @@ fn container_files_of_codec_types() {
         n += 1;
     }
     assert_eq!(n, 10);
+    // The same over a reused record: each takes the default again, over the last value.
+    let mut r = Reader::from_slice(&file).unwrap();
+    let mut e = events[3].clone();
+    let mut n = 0;
+    while let Some(read) = r.next_codec_into(&plan, &mut e) {
+        read.unwrap();
+        assert_eq!((e.id, e.name.as_str(), e.extra), (n, &*format!("e{n}"), 7));
+        e.extra = 0;
+        n += 1;
+    }
+    assert_eq!(n, 10);
+    let other = CodecPlan::<Event>::new().unwrap();
     let e = Reader::from_slice(&file)
         .unwrap()
-        .next_codec(&CodecPlan::<Event>::new().unwrap())
+        .next_codec(&other)
         .unwrap()
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Schema);
+    let mut reused = events[0].clone();
+    let e = Reader::from_slice(&file)
+        .unwrap()
+        .next_codec_into(&other, &mut reused)
+        .unwrap()
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Schema);
+    assert_eq!(reused, events[0], "a refused plan leaves the value alone");
 }
 
 /// A plan compiled from another parse of the file's schema (`CodecPlan::new()`, from the

@@ -28,9 +28,10 @@ pub const SCHEMA: &str = r#"{"type":"record","name":"Mixed","namespace":"perf","
 pub const SYMBOLS: [&str; 4] = ["SPADES", "HEARTS", "DIAMONDS", "CLUBS"];
 
 /// The enum.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, avrokit::AvroSchema)]
 pub enum Suit {
     /// SPADES
+    #[default]
     #[serde(rename = "SPADES")]
     Spades,
     /// HEARTS
@@ -45,7 +46,7 @@ pub enum Suit {
 }
 
 /// The nested record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, avrokit::AvroSchema)]
 pub struct Inner {
     /// id
     pub id: i64,
@@ -54,7 +55,7 @@ pub struct Inner {
 }
 
 /// The mixed record (its derived schema is [`SCHEMA`], checked by a test).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, avrokit::AvroSchema)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, avrokit::AvroSchema)]
 #[serde(rename = "Mixed")]
 #[avro(namespace = "perf")]
 pub struct Mixed {

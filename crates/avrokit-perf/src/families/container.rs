@@ -17,7 +17,7 @@ use std::rc::Rc;
 
 use crate::adapters::avrokit::container::{serde_row, value_row, Prep};
 use crate::adapters::avrokit::container_typed::{
-    batches_row, borrowed_reader, borrowed_row, codec_only_row, codec_row, threads_row,
+    batches_row, borrowed_reader, borrowed_row, codec_only_row, codec_row, reused_row, threads_row,
 };
 use crate::adapters::avrokit::values::to_values;
 use crate::adapters::peers;
@@ -100,6 +100,7 @@ fn container_test(ctx: &Ctx, name: &'static str, codec: CodecName) -> Test {
             Prep::PerFile,
             borrowed_reader!(MixedRef),
         ))
+        .with(reused_row(&file, items.clone(), n))
         .with(threads_row(&file, items.clone(), n, 1))
         .with(threads_row(&file, items.clone(), n, 2))
         .with(batches_row(&file, items.clone(), n, 1))
@@ -135,7 +136,7 @@ mod tests {
             let mut test = (spec.build)(&ctx);
             assert_eq!(test.count, n);
             assert_eq!(test.bytes_per_cycle, Some(test.bytes.len()));
-            assert_eq!(test.impls.len(), 12, "{}", CODECS[i].0);
+            assert_eq!(test.impls.len(), 13, "{}", CODECS[i].0);
             for imp in &mut test.impls {
                 let what = format!("{} {} {}", CODECS[i].0, imp.library.name(), imp.api);
                 if let Side::NotApplicable(why) = &imp.write {

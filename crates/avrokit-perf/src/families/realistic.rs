@@ -21,7 +21,7 @@
 use std::rc::Rc;
 
 use crate::adapters::avrokit::container::{serde_row, value_row, Prep};
-use crate::adapters::avrokit::container_typed::{batches_row, codec_row};
+use crate::adapters::avrokit::container_typed::{batches_row, codec_row, reused_row};
 use crate::adapters::avrokit::values::to_values;
 use crate::adapters::avrokit::{codec as ak_codec, serde as ak_serde, value};
 use crate::adapters::limit;
@@ -92,6 +92,7 @@ fn user_record_container_test(ctx: &Ctx) -> Test {
         .with(value_row(&file, values, n, Prep::PerFile))
         .with(serde_row(&file, items.clone(), n, Prep::PerFile))
         .with(codec_row(&file, items.clone(), n, Prep::PerFile))
+        .with(reused_row(&file, items.clone(), n))
         .with(batches_row(&file, items.clone(), n, 1))
         .with(batches_row(&file, items.clone(), n, 2));
     test.output_is_reference = false;
@@ -234,7 +235,7 @@ mod tests {
         };
         let mut test = user_record_container_test(&ctx);
         assert_eq!(test.bytes_per_cycle, Some(test.bytes.len()));
-        assert_eq!(test.impls.len(), 8);
+        assert_eq!(test.impls.len(), 9);
         let plan =
             avrokit::serde::DePlan::compile(&avrokit::Schema::parse_str(SCHEMA).unwrap()).unwrap();
         for imp in &mut test.impls {

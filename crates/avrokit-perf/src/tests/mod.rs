@@ -568,10 +568,10 @@ fn typed_tests_have_codec_rows() {
     // and codec reused), eight AVRO-3451 tests (codec, and borrowed), Record and
     // ValidatingRecord (codec), the four resolving record tests, ExtendedEnum and
     // UnchangedUnion (codec and codec reused); UserRecord (codec and codec reused) and
-    // UserRecordContainer (codec, and batches on 1 and 2 threads).
+    // UserRecordContainer (codec, codec reused, and batches on 1 and 2 threads).
     assert_eq!(
         seen,
-        11 * 2 + 1 + 2 + 3 * 2 + 3 * 2 + 8 * 2 + 2 + 4 * 2 + 2 * 2 + 2 + 3
+        11 * 2 + 1 + 2 + 3 * 2 + 3 * 2 + 8 * 2 + 2 + 4 * 2 + 2 * 2 + 2 + 4
     );
 }
 

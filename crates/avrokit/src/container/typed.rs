@@ -65,6 +65,56 @@ impl<'a, R: Read> Reader<'a, R> {
         self.next_with(|dec| plan.decode(dec))
     }
 
+    /// Reads the next record over `value` through `plan`, reusing its strings, vectors and
+    /// nested values (Java's `DataFileReader.next(reuse)`); `None` at the end of the file (or
+    /// of the split), with `value` untouched. The plan may resolve another writer schema: its
+    /// defaults are read into the fields they replace too.
+    ///
+    /// `plan` must be compiled for this file, as for [`next_codec`](Self::next_codec).
+    ///
+    /// # Examples
+    /// ```
+    /// # #[cfg(feature = "derive")] {
+    /// use avrokit::container::{Reader, WriterBuilder};
+    /// use avrokit::codec::CodecPlan;
+    /// use avrokit::AvroSchema;
+    /// #[derive(AvroSchema, serde::Deserialize, Debug, PartialEq, Default)]
+    /// struct P { x: i64, tags: Vec<String> }
+    ///
+    /// let mut w = WriterBuilder::new(&P::schema()).build(Vec::new())?;
+    /// let plan = CodecPlan::<P>::reading(w.schema())?;
+    /// for x in 0..3 {
+    ///     w.append_codec(&P { x, tags: vec!["t".repeat(x as usize)] }, &plan)?;
+    /// }
+    /// let file = w.into_inner()?;
+    /// let mut r = Reader::from_slice(&file)?;
+    /// let plan = r.codec_plan::<P>()?;
+    /// let mut p = P::default();
+    /// let mut sum = 0;
+    /// while let Some(read) = r.next_codec_into(&plan, &mut p) {
+    ///     read?;
+    ///     sum += p.x;
+    /// }
+    /// assert_eq!((sum, p.tags), (3, vec!["tt".to_owned()]));
+    /// # }
+    /// # Ok::<(), avrokit::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`next_codec`](Self::next_codec); `value` then holds a valid value, partly
+    /// overwritten.
+    pub fn next_codec_into<T>(&mut self, plan: &CodecPlan<T>, value: &mut T) -> Option<Result<()>>
+    where
+        T: AvroDecodeOwned + serde::de::DeserializeOwned,
+    {
+        if !self.is_file_schema(plan.writer()) {
+            return Some(Err(Error::schema(
+                "next_codec_into: the plan's writer schema is not the file's schema",
+            )));
+        }
+        self.next_with(|dec| plan.decode_into(value, dec))
+    }
+
     /// An iterator over the remaining records as `T`s, through a plan compiled here once
     /// (see [`next_codec`](Self::next_codec)).
     ///

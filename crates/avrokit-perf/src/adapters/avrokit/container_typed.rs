@@ -1,7 +1,8 @@
 //! avrokit's container files through generated codecs, for the container and AVRO-3451 tests:
 //! the `codec` row (`append_codec` / `next_codec`, a new record each time), `codec (borrowed)`
 //! (read only: `Reader::next_block` and `Block::codec_iter` over a type whose strings and bytes
-//! borrow from the decompressed block), `codec (threads: N)` (read only: `par_codec_iter`,
+//! borrow from the decompressed block), `codec (reused)` (read only: `next_codec_into`, one
+//! record overwritten by each), `codec (threads: N)` (read only: `par_codec_iter`,
 //! blocks decoded on N threads, in file order), `codec batches (threads: N)` (read only:
 //! `par_codec_batches`, each block decoded on any of N threads over an earlier block's records,
 //! lent out whole) and the `codec only` limit row (read only:
@@ -172,6 +173,30 @@ where
             let mut n = 0;
             for v in r.par_codec_iter::<T>(threads)? {
                 black_box(v?);
+                n += 1;
+            }
+            check_count(n, count)
+        }),
+    )
+}
+
+/// The `codec (reused)` read row: `next_codec_into`, every record read over one `T` on the
+/// caller's thread (Java's `DataFileReader.next(reuse)`).
+pub fn reused_row<T>(file: &ContainerFile, items: Rc<Vec<T>>, count: usize) -> Impl
+where
+    T: AvroSchema + AvroEncode + AvroDecodeOwned + DeserializeOwned + Default + 'static,
+{
+    read_only(
+        "codec (reused)",
+        write_codec(file, items, Prep::PerFile),
+        reader(move |input| {
+            let mut r = Reader::from_slice(input)?;
+            let plan = CodecPlan::<T>::reading(r.schema())?;
+            let mut v = T::default();
+            let mut n = 0;
+            while let Some(read) = r.next_codec_into(&plan, &mut v) {
+                read?;
+                black_box(&v);
                 n += 1;
             }
             check_count(n, count)
