@@ -738,3 +738,48 @@ proptest! {
         let _ = Collections::decode(&mut Decoder::from_reader_with_capacity(1, &data[..]));
     }
 }
+
+/// Symbols map to variants whatever the variants' discriminants, with a skipped variant in
+/// between, on the exact path and through a resolution that reorders the symbols; an index
+/// past the symbols is an error on both.
+#[test]
+fn enum_symbols_map_to_their_variants() {
+    #[derive(AvroSchema, Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
+    enum Level {
+        Low = 10,
+        #[serde(skip)]
+        #[allow(dead_code)]
+        Hidden = 3,
+        Mid = 7,
+        High = 1,
+    }
+    let read = |bytes: &[u8]| codec::from_datum_slice::<Level>(bytes);
+    assert_eq!(read(&[0x00]).unwrap(), Level::Low);
+    assert_eq!(read(&[0x02]).unwrap(), Level::Mid);
+    assert_eq!(read(&[0x04]).unwrap(), Level::High);
+    for bad in [&[0x06][..], &[0x01], &[0xfe, 0xff, 0xff, 0xff, 0x0f]] {
+        let e = read(bad).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Data, "{e}");
+    }
+    assert!(read(&[0x06])
+        .unwrap_err()
+        .to_string()
+        .contains("the enum has 3 symbols"));
+    for v in [Level::Low, Level::Mid, Level::High] {
+        assert_eq!(read(&codec::to_datum_vec(&v).unwrap()).unwrap(), v);
+    }
+
+    let writer = avrokit::Schema::parse_str(
+        r#"{"type":"enum","name":"Level","symbols":["High","Low","Mid","Gone"]}"#,
+    )
+    .unwrap();
+    let plan = CodecPlan::<Level>::reading(&writer).unwrap();
+    assert!(!plan.is_exact());
+    let resolve = |bytes: &[u8]| plan.decode(&mut Decoder::from_slice(bytes));
+    assert_eq!(resolve(&[0x00]).unwrap(), Level::High);
+    assert_eq!(resolve(&[0x02]).unwrap(), Level::Low);
+    assert_eq!(resolve(&[0x04]).unwrap(), Level::Mid);
+    // A writer symbol the reader lacks (no default), and an index past the writer's symbols.
+    assert_eq!(resolve(&[0x06]).unwrap_err().kind(), ErrorKind::Resolution);
+    assert_eq!(resolve(&[0x08]).unwrap_err().kind(), ErrorKind::Data);
+}
