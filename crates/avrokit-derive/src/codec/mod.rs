@@ -331,6 +331,7 @@ fn resolve_record(path: Tokens, shape: &Fields, fields: &[Field]) -> Tokens {
         })
         .collect();
     let build = construct(path, shape, fields, &locals);
+    let walk = walk_steps(&reads, &defaults);
     quote!({
         let __rec = rs.record(dec, op)?;
         if let ::core::option::Option::Some(__m) = __rec.straight(#n) {
@@ -339,6 +340,18 @@ fn resolve_record(path: Tokens, shape: &Fields, fields: &[Field]) -> Tokens {
             return ::core::result::Result::Ok(#build);
         }
         #decls
+        #walk
+        #unwraps
+        ::core::result::Result::Ok(#build)
+    })
+}
+
+/// The walk of a resolved record that is not read straight: the writer's fields in writer
+/// order, each read by its arm of `reads` (skipped ones are skipped by `step`), then the
+/// reader-only fields by their arms of `defaults`; both match on the reader position.
+fn walk_steps(reads: &Tokens, defaults: &Tokens) -> Tokens {
+    let p = p();
+    quote!(
         for __k in 0..__rec.len() {
             if let ::core::option::Option::Some((__to, __op)) = __rec.step(dec, __k)? {
                 match __to {
@@ -353,9 +366,7 @@ fn resolve_record(path: Tokens, shape: &Fields, fields: &[Field]) -> Tokens {
                 __other => return ::core::result::Result::Err(#p::no_field(__other)),
             }
         }
-        #unwraps
-        ::core::result::Result::Ok(#build)
-    })
+    )
 }
 
 /// `decode_resolved_into`'s body for a record: as [`resolve_record`], writing each field in
@@ -407,6 +418,7 @@ fn resolve_record_into(fields: &[Field]) -> Tokens {
             quote!(self.#m = #d;)
         })
         .collect();
+    let walk = walk_steps(&reads, &defaults);
     quote!({
         let __rec = rs.record(dec, op)?;
         if let ::core::option::Option::Some(__m) = __rec.straight(#n) {
@@ -414,20 +426,7 @@ fn resolve_record_into(fields: &[Field]) -> Tokens {
             #skipped
             return ::core::result::Result::Ok(());
         }
-        for __k in 0..__rec.len() {
-            if let ::core::option::Option::Some((__to, __op)) = __rec.step(dec, __k)? {
-                match __to {
-                    #reads
-                    __other => return ::core::result::Result::Err(#p::no_field(__other)),
-                }
-            }
-        }
-        for __k in 0..__rec.defaults() {
-            match __rec.default_pos(__k) {
-                #defaults
-                __other => return ::core::result::Result::Err(#p::no_field(__other)),
-            }
-        }
+        #walk
         #skipped
         ::core::result::Result::Ok(())
     })
