@@ -23,8 +23,10 @@
 //!   reads through a `ResolvingDecoder`. [`CodecPlan::decode_into`] reads over a reused value
 //!   on both paths: a resolved record overwrites each field in place, defaults included, so
 //!   reading old files into reused records allocates no more than reading current ones. Only a
-//!   type without a generated codec goes through the serde front end. The container reader and writer take codec types through it
+//!   type without a generated codec goes through the serde front end. The container reader and
+//!   writer take codec types through it
 //!   ([`Reader::codec_iter`](crate::container::Reader::codec_iter),
+//!   [`Reader::next_codec_into`](crate::container::Reader::next_codec_into),
 //!   [`Writer::append_codec`](crate::container::Writer::append_codec)).
 //!
 //! # Examples
@@ -396,7 +398,7 @@ pub fn from_datum_reader<T: AvroDecodeOwned, R: Read>(reader: R) -> Result<T> {
 
 /// Decodes one top-level datum: one nesting level, so the whole value shares one budget for
 /// items that take no bytes.
-#[inline(always)]
+#[inline]
 pub(crate) fn decode_top<'de, T: AvroDecode<'de>, S: Source<'de>>(
     dec: &mut Decoder<'de, S>,
 ) -> Result<T> {

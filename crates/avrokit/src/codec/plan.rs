@@ -163,10 +163,7 @@ impl<T> CodecPlan<T> {
     ///
     /// # Errors
     /// As [`AvroDecode::decode`], or the serde front end's errors for a resolving plan.
-    // Always inlined, with the serde path out of line: as a call, the dispatch cost the
-    // generated code about 30 instructions per datum of a one-field record (callgrind), and a
-    // caller with two call sites no longer had it inlined.
-    #[inline(always)]
+    #[inline]
     pub fn decode<'de, S: Source<'de>>(&self, dec: &mut Decoder<'de, S>) -> Result<T>
     where
         T: AvroDecode<'de> + serde::Deserialize<'de>,
@@ -179,7 +176,7 @@ impl<T> CodecPlan<T> {
                 dec.leave();
                 Ok(v)
             }
-            How::Serde(plan) => serde_decode(dec, plan),
+            How::Serde(plan) => crate::serde::deserialize_from(dec, plan),
         }
     }
 
@@ -188,7 +185,7 @@ impl<T> CodecPlan<T> {
     ///
     /// # Errors
     /// As [`CodecPlan::decode`].
-    #[inline(always)]
+    #[inline]
     pub fn decode_into<'de, S: Source<'de>>(
         &self,
         value: &mut T,
@@ -211,20 +208,11 @@ impl<T> CodecPlan<T> {
                 Ok(())
             }
             How::Serde(plan) => {
-                *value = serde_decode(dec, plan)?;
+                *value = crate::serde::deserialize_from(dec, plan)?;
                 Ok(())
             }
         }
     }
-}
-
-/// The serde path of a plan, out of line (see [`CodecPlan::decode`]).
-#[inline(never)]
-fn serde_decode<'de, T: serde::Deserialize<'de>, S: Source<'de>>(
-    dec: &mut Decoder<'de, S>,
-    plan: &DePlan,
-) -> Result<T> {
-    crate::serde::deserialize_from(dec, plan)
 }
 
 #[cold]
