@@ -166,8 +166,8 @@ where
         records += 1;
         last = Some(v);
     }
-    // Again over one reused record, starting from the last one read, so that each record is
-    // read over another's strings, vectors and nested values.
+    // Again over one reused record, starting from the last one read, so that each record of a
+    // file of several is read over another's strings, vectors and nested values.
     let mut reused = Vec::new();
     if let Some(mut slot) = last {
         let mut r = Reader::from_slice(file).map_err(e)?;

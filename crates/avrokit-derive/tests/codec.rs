@@ -590,10 +590,11 @@ fn container_files_of_codec_types() {
     }
     let file = w.into_inner().unwrap();
 
-    // Old data read as the new type: resolved through serde (int -> long, the default).
+    // Old data read as the new type: resolved by the generated code (int -> long, the default).
     let mut r = Reader::from_slice(&file).unwrap();
     let plan = r.codec_plan::<Event>().unwrap();
     assert!(!plan.is_exact());
+    assert!(plan.is_generated());
     let mut n = 0;
     while let Some(e) = r.next_codec(&plan) {
         let e = e.unwrap();
