@@ -742,3 +742,112 @@ fn struct_keys_are_matched_exactly_across_types() {
         assert!(e.to_string().contains("abd"), "{e}");
     }
 }
+
+/// The serializer gives structs, maps and announced arrays fast paths of their own; the other
+/// places each can go must still write what the `Value` encoding writes.
+#[test]
+fn structs_maps_and_sequences_go_everywhere_the_schema_lets_them() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Ab {
+        a: i64,
+        b: i64,
+    }
+    let value_bytes = |schema: &str, v: &Value| {
+        avrokit::to_datum_vec(v, &Schema::parse_str(schema).unwrap()).unwrap()
+    };
+    let serde_bytes = |schema: &str, v: &dyn erased::Ser| {
+        let plan = SerPlan::compile(&Schema::parse_str(schema).unwrap()).unwrap();
+        v.to_vec(&plan)
+    };
+    let ab = Ab { a: 1, b: -2 };
+
+    // A struct into an Avro map: a key per field.
+    let map = r#"{"type":"map","values":"long"}"#;
+    let entries = Value::Map(vec![
+        ("a".into(), Value::Long(1)),
+        ("b".into(), Value::Long(-2)),
+    ]);
+    assert_eq!(serde_bytes(map, &ab), value_bytes(map, &entries));
+
+    // A map into a record: keys name the fields, in any order.
+    let rec = r#"{"type":"record","name":"Ab","fields":[{"name":"a","type":"long"},
+        {"name":"b","type":"long"}]}"#;
+    let fields = Value::Record(vec![Value::Long(1), Value::Long(-2)]);
+    let by_key: BTreeMap<&str, i64> = [("b", -2), ("a", 1)].into_iter().collect();
+    assert_eq!(serde_bytes(rec, &by_key), value_bytes(rec, &fields));
+
+    // A struct, a map and a sequence as a union's branch.
+    let in_union = r#"["null",{"type":"record","name":"Ab","fields":[
+        {"name":"a","type":"long"},{"name":"b","type":"long"}]}]"#;
+    assert_eq!(
+        serde_bytes(in_union, &Some(&ab)),
+        value_bytes(in_union, &Value::Union(1, Box::new(fields.clone())))
+    );
+    let map_union = r#"["null",{"type":"map","values":"long"}]"#;
+    let one: BTreeMap<&str, i64> = [("k", 3)].into_iter().collect();
+    assert_eq!(
+        serde_bytes(map_union, &Some(&one)),
+        value_bytes(
+            map_union,
+            &Value::Union(1, Box::new(Value::Map(vec![("k".into(), Value::Long(3))])))
+        )
+    );
+    let seq_union = r#"["null",{"type":"array","items":"int"}]"#;
+    assert_eq!(
+        serde_bytes(seq_union, &Some(vec![4i32, 5])),
+        value_bytes(
+            seq_union,
+            &Value::Union(
+                1,
+                Box::new(Value::Array(vec![Value::Int(4), Value::Int(5)]))
+            )
+        )
+    );
+
+    // A sequence of `u8`s into bytes and into a fixed.
+    let raw = vec![7u8, 8, 9];
+    assert_eq!(
+        serde_bytes(r#""bytes""#, &raw),
+        value_bytes(r#""bytes""#, &Value::Bytes(raw.clone()))
+    );
+    let fixed = r#"{"type":"fixed","name":"F","size":3}"#;
+    assert_eq!(
+        serde_bytes(fixed, &raw),
+        value_bytes(fixed, &Value::Fixed(raw.clone()))
+    );
+
+    // Text into an enum symbol, a union's string branch, and bytes.
+    let suit = r#"{"type":"enum","name":"S","symbols":["A","B"]}"#;
+    assert_eq!(serde_bytes(suit, &"B"), value_bytes(suit, &Value::Enum(1)));
+    let text_union = r#"["null","string"]"#;
+    assert_eq!(
+        serde_bytes(text_union, &"x"),
+        value_bytes(
+            text_union,
+            &Value::Union(1, Box::new(Value::String("x".into())))
+        )
+    );
+    assert_eq!(
+        serde_bytes(r#""bytes""#, &"hi"),
+        value_bytes(r#""bytes""#, &Value::Bytes(b"hi".to_vec()))
+    );
+
+    // And the mismatches are errors, not bytes.
+    let plan = SerPlan::compile(&Schema::parse_str(r#""long""#).unwrap()).unwrap();
+    assert!(to_datum_vec(&ab, &plan).is_err());
+    assert!(to_datum_vec(&by_key, &plan).is_err());
+    assert!(to_datum_vec(&vec![1i32], &plan).is_err());
+    assert!(to_datum_vec(&"x", &plan).is_err());
+}
+
+/// `to_datum_vec` over trait objects, so one closure can take values of several types.
+mod erased {
+    pub trait Ser {
+        fn to_vec(&self, plan: &avrokit::serde::SerPlan) -> Vec<u8>;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn to_vec(&self, plan: &avrokit::serde::SerPlan) -> Vec<u8> {
+            avrokit::serde::to_datum_vec(self, plan).unwrap()
+        }
+    }
+}

@@ -12,10 +12,12 @@ use crate::error::{Error, Result};
 use crate::io::Sink;
 use crate::serde::logical::Logical;
 
-/// Serializers of compound values.
+/// Serializers of sequences and tuples: arrays, bytes written as `u8`s (or to a fixed), and
+/// records written from tuples. Structs and maps have types of their own ([`StructSer`],
+/// [`MapLike`]), and so does the announced array ([`SeqSer`]): their elements, the commonest
+/// calls of all, then match two cases rather than every kind of compound.
 pub(crate) enum Compound<'a, S: Sink> {
     Array(ArraySer<'a, S>),
-    Map(MapSer<'a, S>),
     Record(RecordSer<'a, S>),
     Bytes(BytesSer<'a, S>),
 }
@@ -59,6 +61,7 @@ impl<S: Sink> ArraySer<'_, S> {
         r.map_err(|e| e.in_index(i as u64))
     }
 
+    #[inline]
     fn end(self) -> Result<()> {
         end_block(self.st, self.buf, self.count, self.expected, |n, c| {
             Error::data(format!("the sequence announced {n} items and had {c}"))
@@ -116,6 +119,7 @@ impl<S: Sink> MapSer<'_, S> {
         self.value(value).map_err(|e| e.in_key(name))
     }
 
+    #[inline]
     fn end(self) -> Result<()> {
         end_block(self.st, self.buf, self.count, self.expected, |n, c| {
             Error::data(format!("the map announced {n} entries and had {c}"))
@@ -259,7 +263,20 @@ impl<S: Sink> RecordSer<'_, S> {
         Ok(())
     }
 
-    fn end(mut self) -> Result<()> {
+    /// Ends the record: nothing to do but leave it when every field came in order.
+    #[inline(always)]
+    fn end(self) -> Result<()> {
+        if self.next == self.rec.fields.len() && self.pending.capacity() == 0 {
+            self.st.leave();
+            return Ok(());
+        }
+        self.end_with_rest()
+    }
+
+    /// Ends a record whose fields came out of order or not at all: the pending ones, then
+    /// the defaults of those missing.
+    #[inline(never)]
+    fn end_with_rest(mut self) -> Result<()> {
         while self.next < self.rec.fields.len() {
             self.drain_pending()?;
             let Some(f) = self.rec.fields.get(self.next) else {
@@ -352,26 +369,17 @@ impl<S: Sink> BytesSer<'_, S> {
 }
 
 macro_rules! compound_impl {
-    ($trait:ident, $method:ident $(, $key:ident)?) => {
+    ($trait:ident, $method:ident) => {
         impl<S: Sink> ser::$trait for Compound<'_, S> {
             type Ok = ();
             type Error = Error;
 
             #[inline]
-            fn $method<T: Serialize + ?Sized>(
-                &mut self,
-                $($key: &'static str,)?
-                value: &T,
-            ) -> Result<()> {
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
                 match self {
                     Compound::Array(a) => a.element(value),
                     Compound::Bytes(b) => b.element(value),
-                    Compound::Record(r) => {
-                        compound_impl!(@record r, value $(, $key)?)
-                    }
-                    Compound::Map(m) => {
-                        compound_impl!(@map m, value $(, $key)?)
-                    }
+                    Compound::Record(r) => r.positional(value),
                 }
             }
 
@@ -381,43 +389,108 @@ macro_rules! compound_impl {
             }
         }
     };
-    (@record $r:ident, $value:ident, $key:ident) => { $r.struct_field($key, $value) };
-    (@record $r:ident, $value:ident) => { $r.positional($value) };
-    (@map $m:ident, $value:ident, $key:ident) => { $m.field($key, $value) };
-    (@map $m:ident, $value:ident) => {{
-        let _ = $m;
-        let _ = $value;
-        Err(Error::data("a map cannot be written from a sequence"))
-    }};
 }
 
+/// The serializer of a sequence: an array of announced length, the commonest, apart from the
+/// rest (bytes as `u8`s, fixed, unknown lengths), so that its items and end match two cases.
+pub(crate) enum SeqSer<'a, S: Sink> {
+    Array(ArraySer<'a, S>),
+    Other(Compound<'a, S>),
+}
+
+impl<S: Sink> ser::SerializeSeq for SeqSer<'_, S> {
+    type Ok = ();
+    type Error = Error;
+
+    #[inline(always)]
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+        match self {
+            SeqSer::Array(a) => a.element(value),
+            SeqSer::Other(c) => ser::SerializeSeq::serialize_element(c, value),
+        }
+    }
+
+    #[inline(always)]
+    fn end(self) -> Result<()> {
+        match self {
+            SeqSer::Array(a) => a.end(),
+            SeqSer::Other(c) => c.finish(),
+        }
+    }
+}
 compound_impl!(SerializeSeq, serialize_element);
 compound_impl!(SerializeTuple, serialize_element);
 compound_impl!(SerializeTupleStruct, serialize_field);
 compound_impl!(SerializeTupleVariant, serialize_field);
-compound_impl!(SerializeStruct, serialize_field, key);
-compound_impl!(SerializeStructVariant, serialize_field, key);
+
+/// The serializer of a struct: into a record (field by field, in schema order where it can)
+/// or into a map (a key per field). Apart from [`Compound`], so that a struct's fields and
+/// end, the commonest calls of all, match two cases rather than four.
+pub(crate) enum StructSer<'a, S: Sink> {
+    Record(RecordSer<'a, S>),
+    Map(MapSer<'a, S>),
+}
+
+macro_rules! struct_impl {
+    ($trait:ident) => {
+        impl<S: Sink> ser::$trait for StructSer<'_, S> {
+            type Ok = ();
+            type Error = Error;
+
+            // Always inlined into the struct's `Serialize`: a call per field cost about 25
+            // instructions of register saves and restores, as much as writing the field.
+            #[inline(always)]
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<()> {
+                match self {
+                    StructSer::Record(r) => r.struct_field(key, value),
+                    StructSer::Map(m) => m.field(key, value),
+                }
+            }
+
+            #[inline]
+            fn end(self) -> Result<()> {
+                match self {
+                    StructSer::Record(r) => r.end(),
+                    StructSer::Map(m) => m.end(),
+                }
+            }
+        }
+    };
+}
+
+struct_impl!(SerializeStruct);
+struct_impl!(SerializeStructVariant);
 
 impl<S: Sink> Compound<'_, S> {
-    #[inline]
+    #[inline(always)]
     fn finish(self) -> Result<()> {
         match self {
             Compound::Array(a) => a.end(),
             Compound::Bytes(b) => b.end(),
             Compound::Record(r) => r.end(),
-            Compound::Map(m) => m.end(),
         }
     }
 }
 
-impl<S: Sink> ser::SerializeMap for Compound<'_, S> {
+/// The serializer of a map: into an Avro map, or into a record whose fields the keys name.
+pub(crate) enum MapLike<'a, S: Sink> {
+    Map(MapSer<'a, S>),
+    Record(RecordSer<'a, S>),
+}
+
+impl<S: Sink> ser::SerializeMap for MapLike<'_, S> {
     type Ok = ();
     type Error = Error;
 
+    #[inline]
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<()> {
         match self {
-            Compound::Map(m) => m.key(key),
-            Compound::Record(r) => {
+            MapLike::Map(m) => m.key(key),
+            MapLike::Record(r) => {
                 // The key names a field: capture it for `serialize_value`.
                 let mut k = mem::take(&mut r.st.key);
                 k.clear();
@@ -425,24 +498,27 @@ impl<S: Sink> ser::SerializeMap for Compound<'_, S> {
                 r.st.key = k;
                 res
             }
-            _ => Err(Error::data("a map key inside a sequence")),
         }
     }
 
+    #[inline]
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
         match self {
-            Compound::Map(m) => m.value(value),
-            Compound::Record(r) => {
+            MapLike::Map(m) => m.value(value),
+            MapLike::Record(r) => {
                 let k = mem::take(&mut r.st.key);
                 let res = r.field(&k, value);
                 r.st.key = k;
                 res
             }
-            _ => Err(Error::data("a map value inside a sequence")),
         }
     }
 
+    #[inline]
     fn end(self) -> Result<()> {
-        self.finish()
+        match self {
+            MapLike::Map(m) => m.end(),
+            MapLike::Record(r) => r.end(),
+        }
     }
 }

@@ -4,7 +4,9 @@ use std::mem;
 
 use ::serde::ser::{self, Serialize};
 
-use super::compound::{ArraySer, BytesSer, Compound, MapSer, RecordSer};
+use super::compound::{
+    ArraySer, BytesSer, Compound, MapLike, MapSer, RecordSer, SeqSer, StructSer,
+};
 use super::plan::{
     mismatch, no_branch, out_of_range, Kind, PlanInner, SEnum, SNode, SRecord, SUnion,
 };
@@ -224,6 +226,7 @@ impl<'a, S: Sink> NodeSer<'a, S> {
         }
     }
 
+    #[inline(always)]
     fn record(self, r: &'a SRecord) -> Result<RecordSer<'a, S>> {
         self.st.enter()?;
         Ok(RecordSer {
@@ -236,31 +239,11 @@ impl<'a, S: Sink> NodeSer<'a, S> {
     }
 
     fn array(self, item: u32, len: Option<usize>) -> Result<Compound<'a, S>> {
-        self.st.enter()?;
-        let item = &self.plan.nodes[item as usize];
         match len {
-            Some(n) => {
-                self.st.enc.write_array_start(n)?;
-                // Fixed-width items: one reservation for the whole array.
-                let width = match item {
-                    SNode::Float => 4,
-                    SNode::Double => 8,
-                    SNode::Boolean => 1,
-                    _ => 0,
-                };
-                if width > 0 {
-                    self.st.enc.sink_mut().reserve(n.saturating_mul(width));
-                }
-                Ok(Compound::Array(ArraySer {
-                    st: self.st,
-                    plan: self.plan,
-                    item,
-                    expected: n,
-                    count: 0,
-                    buf: None,
-                }))
-            }
+            Some(n) => Ok(Compound::Array(self.array_of(item, n)?)),
             None => {
+                self.st.enter()?;
+                let item = &self.plan.nodes[item as usize];
                 let sub = self.st.sub();
                 Ok(Compound::Array(ArraySer {
                     st: self.st,
@@ -274,7 +257,33 @@ impl<'a, S: Sink> NodeSer<'a, S> {
         }
     }
 
-    fn map(self, values: u32, len: Option<usize>) -> Result<Compound<'a, S>> {
+    /// An array of `n` items, announced up front.
+    #[inline(always)]
+    fn array_of(self, item: u32, n: usize) -> Result<ArraySer<'a, S>> {
+        self.st.enter()?;
+        let item = &self.plan.nodes[item as usize];
+        self.st.enc.write_array_start(n)?;
+        // Fixed-width items: one reservation for the whole array.
+        let width = match item {
+            SNode::Float => 4,
+            SNode::Double => 8,
+            SNode::Boolean => 1,
+            _ => 0,
+        };
+        if width > 0 {
+            self.st.enc.sink_mut().reserve(n.saturating_mul(width));
+        }
+        Ok(ArraySer {
+            st: self.st,
+            plan: self.plan,
+            item,
+            expected: n,
+            count: 0,
+            buf: None,
+        })
+    }
+
+    fn map_ser(self, values: u32, len: Option<usize>) -> Result<MapSer<'a, S>> {
         self.st.enter()?;
         let values = &self.plan.nodes[values as usize];
         let buf = match len {
@@ -284,14 +293,14 @@ impl<'a, S: Sink> NodeSer<'a, S> {
             }
             None => Some(Box::new(self.st.sub())),
         };
-        Ok(Compound::Map(MapSer {
+        Ok(MapSer {
             st: self.st,
             plan: self.plan,
             values,
             expected: len.unwrap_or(0),
             count: 0,
             buf,
-        }))
+        })
     }
 
     fn bytes_seq(self, len: Option<usize>, fixed: Option<usize>) -> Result<Compound<'a, S>> {
@@ -330,6 +339,57 @@ impl<'a, S: Sink> NodeSer<'a, S> {
         }
     }
 
+    /// A map written to anything but an Avro map: a record, or a union's branch.
+    #[inline(never)]
+    fn map_elsewhere(self, len: Option<usize>) -> Result<MapLike<'a, S>> {
+        match self.node {
+            SNode::Map(values) => Ok(MapLike::Map(self.map_ser(*values, len)?)),
+            SNode::Record(r) => Ok(MapLike::Record(self.record(r)?)),
+            SNode::Union(u) => {
+                ser::Serializer::serialize_map(self.by_kind(u, Kind::Map, "a map")?, len)
+            }
+            n => Err(mismatch(n, "a map")),
+        }
+    }
+
+    /// A sequence of unknown length, or written to anything but an array: bytes, a fixed, a
+    /// union's branch.
+    #[inline(never)]
+    fn seq_elsewhere(self, len: Option<usize>) -> Result<SeqSer<'a, S>> {
+        Ok(SeqSer::Other(self.seq(len, false)?))
+    }
+
+    /// Text written to anything but a string: bytes, an enum symbol, a union's branch, a
+    /// logical type.
+    #[inline(never)]
+    fn str_elsewhere(mut self, v: &str) -> Result<()> {
+        match self.node {
+            SNode::String | SNode::Bytes => self.st.enc.write_string(v),
+            SNode::Enum(e) => self.symbol(e, 0, v),
+            SNode::Union(u) => self.str_union(u, v),
+            SNode::Logical(l) => self.logical_str(**l, v),
+            n => Err(mismatch(n, "a string")),
+        }
+    }
+
+    /// A struct written to anything but a record: a map, or a union's branch.
+    #[inline(never)]
+    fn struct_elsewhere(self, name: &'static str, len: usize) -> Result<StructSer<'a, S>> {
+        match self.node {
+            SNode::Record(r) => Ok(StructSer::Record(self.record(r)?)),
+            SNode::Map(values) => Ok(StructSer::Map(self.map_ser(*values, Some(len))?)),
+            SNode::Union(u) => match NodeSer::<S>::record_branch(u, name, Some(len)) {
+                Some(b) => ser::Serializer::serialize_struct(self.branch(u, b)?, name, len),
+                None => ser::Serializer::serialize_struct(
+                    self.by_kind(u, Kind::Map, &format!("the struct {name}"))?,
+                    name,
+                    len,
+                ),
+            },
+            n => Err(mismatch(n, &format!("the struct {name}"))),
+        }
+    }
+
     /// A sequence (or tuple) of `len` elements.
     fn seq(self, len: Option<usize>, tuple: bool) -> Result<Compound<'a, S>> {
         match self.node {
@@ -352,13 +412,13 @@ impl<'a, S: Sink> NodeSer<'a, S> {
 impl<'a, S: Sink> ser::Serializer for NodeSer<'a, S> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Compound<'a, S>;
+    type SerializeSeq = SeqSer<'a, S>;
     type SerializeTuple = Compound<'a, S>;
     type SerializeTupleStruct = Compound<'a, S>;
     type SerializeTupleVariant = Compound<'a, S>;
-    type SerializeMap = Compound<'a, S>;
-    type SerializeStruct = Compound<'a, S>;
-    type SerializeStructVariant = Compound<'a, S>;
+    type SerializeMap = MapLike<'a, S>;
+    type SerializeStruct = StructSer<'a, S>;
+    type SerializeStructVariant = StructSer<'a, S>;
 
     #[inline]
     fn is_human_readable(&self) -> bool {
@@ -440,14 +500,13 @@ impl<'a, S: Sink> ser::Serializer for NodeSer<'a, S> {
         self.serialize_str(v.encode_utf8(&mut [0; 4]))
     }
 
-    #[inline]
-    fn serialize_str(mut self, v: &str) -> Result<()> {
+    // A string written to a string is inlined at every call; the rest is a call.
+    #[inline(always)]
+    fn serialize_str(self, v: &str) -> Result<()> {
         match self.node {
-            SNode::String | SNode::Bytes => self.st.enc.write_string(v),
-            SNode::Enum(e) => self.symbol(e, 0, v),
+            SNode::String => self.st.enc.write_string(v),
             SNode::Union(u) => self.str_union(u, v),
-            SNode::Logical(l) => self.logical_str(**l, v),
-            n => Err(mismatch(n, "a string")),
+            _ => self.str_elsewhere(v),
         }
     }
 
@@ -591,8 +650,14 @@ impl<'a, S: Sink> ser::Serializer for NodeSer<'a, S> {
         }
     }
 
-    fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, S>> {
-        self.seq(len, false)
+    // A sequence of known length written to an array is the common case: inlined, the rest
+    // is a call.
+    #[inline(always)]
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer<'a, S>> {
+        if let (SNode::Array(item), Some(n)) = (self.node, len) {
+            return Ok(SeqSer::Array(self.array_of(*item, n)?));
+        }
+        self.seq_elsewhere(len)
     }
 
     fn serialize_tuple(self, len: usize) -> Result<Compound<'a, S>> {
@@ -624,27 +689,22 @@ impl<'a, S: Sink> ser::Serializer for NodeSer<'a, S> {
         }
     }
 
-    fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a, S>> {
-        match self.node {
-            SNode::Map(values) => self.map(*values, len),
-            SNode::Record(r) => Ok(Compound::Record(self.record(r)?)),
-            SNode::Union(u) => self.by_kind(u, Kind::Map, "a map")?.serialize_map(len),
-            n => Err(mismatch(n, "a map")),
+    #[inline]
+    fn serialize_map(self, len: Option<usize>) -> Result<MapLike<'a, S>> {
+        if let SNode::Map(values) = self.node {
+            return Ok(MapLike::Map(self.map_ser(*values, len)?));
         }
+        self.map_elsewhere(len)
     }
 
-    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Compound<'a, S>> {
-        match self.node {
-            SNode::Record(r) => Ok(Compound::Record(self.record(r)?)),
-            SNode::Map(values) => self.map(*values, Some(len)),
-            SNode::Union(u) => match NodeSer::<S>::record_branch(u, name, Some(len)) {
-                Some(b) => self.branch(u, b)?.serialize_struct(name, len),
-                None => self
-                    .by_kind(u, Kind::Map, &format!("the struct {name}"))?
-                    .serialize_struct(name, len),
-            },
-            n => Err(mismatch(n, &format!("the struct {name}"))),
+    // A struct written to a record is the common case: it is inlined into the struct's
+    // `Serialize`, the rest (maps, unions) is a call.
+    #[inline]
+    fn serialize_struct(self, name: &'static str, len: usize) -> Result<StructSer<'a, S>> {
+        if let SNode::Record(r) = self.node {
+            return Ok(StructSer::Record(self.record(r)?));
         }
+        self.struct_elsewhere(name, len)
     }
 
     fn serialize_struct_variant(
@@ -653,7 +713,7 @@ impl<'a, S: Sink> ser::Serializer for NodeSer<'a, S> {
         _index: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<Compound<'a, S>> {
+    ) -> Result<StructSer<'a, S>> {
         match self.node {
             SNode::Union(u) => match u.by_name(variant) {
                 Some(b) => self.branch(u, b)?.serialize_struct(variant, len),
