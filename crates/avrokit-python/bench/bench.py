@@ -11,7 +11,8 @@ For each: read a container file into dicts, write dicts to a container file (nul
 deflate), and a schemaless one-record-at-a-time loop (a Kafka consumer's and producer's).
 Each timing is the best of `--repeat` runs; the ratio is fastavro's time over avrokit's.
 
-Tables (when pyarrow and polars are installed): `avrokit.read_arrow` (one thread, and two)
+Tables (when pyarrow and polars are installed): `avrokit.read_arrow` (its default, a thread
+per core, and one thread)
 against `polars.read_avro`, the polars-avro plugin's `polars_avro.read_avro` (when installed),
 and against fastavro's records made into a table by
 `pyarrow.Table.from_pylist` (with the Arrow schema given, as a careful user would); the ratio
@@ -243,17 +244,20 @@ def run_arrow(name, schema, records, repeat):
             assert pl.read_avro(io.BytesIO(pl_data)).height == n
             t_pl = best(lambda: pl.read_avro(io.BytesIO(pl_data)), repeat)
             t_ak = best(lambda: avrokit.read_arrow(pl_data), repeat) if no_maps else t1
-            t_ak2 = best(lambda: avrokit.read_arrow(pl_data, threads=2), repeat)
+            t_ak1 = best(lambda: avrokit.read_arrow(pl_data, threads=1), repeat)
             ratios[f"read_arrow vs polars {codec}"] = row(
                 f"{name}: polars.read_avro / read_arrow, {codec}{pl_label}", n, t_pl, t_ak)
-            row(f"{name}:   ... read_arrow threads=2, {codec}", n, t_pl, t_ak2)
+            row(f"{name}:   ... read_arrow threads=1, {codec}", n, t_pl, t_ak1)
         if polars_avro is not None:
             assert polars_avro.read_avro(io.BytesIO(data)).height == n
             ratios[f"read_arrow vs polars-avro {codec}"] = row(
                 f"{name}: polars_avro.read_avro / read_arrow, {codec}", n,
                 best(lambda: polars_avro.read_avro(io.BytesIO(data)), repeat), t1)
+        t_fp = best(from_pylist, repeat)
         ratios[f"read_arrow vs from_pylist {codec}"] = row(
-            f"{name}: fastavro+from_pylist / read_arrow, {codec}", n, best(from_pylist, repeat), t1)
+            f"{name}: fastavro+from_pylist / read_arrow, {codec}", n, t_fp, t1)
+        row(f"{name}:   ... read_arrow threads=1, {codec}", n, t_fp,
+            best(lambda: avrokit.read_arrow(data, threads=1), repeat))
     return ratios
 
 

@@ -84,15 +84,18 @@ fn reader_builder(
     columns: Option<Vec<String>>,
     reader_schema: Option<&Schema>,
     batch_size: usize,
-    threads: usize,
+    threads: Option<usize>,
     utf8_view: bool,
 ) -> PyResult<ReaderBuilder> {
     if batch_size == 0 {
         return Err(PyValueError::new_err("batch_size must be at least 1"));
     }
-    if threads == 0 {
-        return Err(PyValueError::new_err("threads must be at least 1"));
-    }
+    // By default every core, as the CLI's read commands (and pyarrow's readers) do.
+    let threads = match threads {
+        Some(0) => return Err(PyValueError::new_err("threads must be at least 1")),
+        Some(n) => n,
+        None => default_threads(),
+    };
     let mut b = ReaderBuilder::new()
         .with_batch_size(batch_size)
         .with_threads(threads)
@@ -106,6 +109,12 @@ fn reader_builder(
     Ok(b)
 }
 
+/// The decoding threads when the caller names none: the cores this process may use, at
+/// most 8 (the CLI's default too).
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+}
+
 fn collect<R: Read>(
     reader: avrokit_arrow::Result<avrokit_arrow::Reader<'_, R>>,
 ) -> avrokit_arrow::Result<(SchemaRef, Vec<RecordBatch>)> {
@@ -115,17 +124,17 @@ fn collect<R: Read>(
     Ok((schema, batches))
 }
 
-/// `read_arrow(fo, columns=None, reader_schema=None, batch_size=8192, threads=1,
+/// `read_arrow(fo, columns=None, reader_schema=None, batch_size=8192, threads=None,
 /// utf8_view=False)`: a whole container file as a `pyarrow.Table`, decoded without the GIL.
 #[pyfunction]
-#[pyo3(signature = (fo, columns=None, reader_schema=None, batch_size=avrokit_arrow::DEFAULT_BATCH_SIZE, threads=1, utf8_view=false))]
+#[pyo3(signature = (fo, columns=None, reader_schema=None, batch_size=avrokit_arrow::DEFAULT_BATCH_SIZE, threads=None, utf8_view=false))]
 pub fn read_arrow<'py>(
     py: Python<'py>,
     fo: &Bound<'py, PyAny>,
     columns: Option<Vec<String>>,
     reader_schema: Option<&Schema>,
     batch_size: usize,
-    threads: usize,
+    threads: Option<usize>,
     utf8_view: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let b = reader_builder(columns, reader_schema, batch_size, threads, utf8_view)?;
@@ -162,14 +171,14 @@ pub struct ArrowStream {
 #[pymethods]
 impl ArrowStream {
     #[new]
-    #[pyo3(signature = (fo, columns=None, reader_schema=None, batch_size=avrokit_arrow::DEFAULT_BATCH_SIZE, threads=1, utf8_view=false))]
+    #[pyo3(signature = (fo, columns=None, reader_schema=None, batch_size=avrokit_arrow::DEFAULT_BATCH_SIZE, threads=None, utf8_view=false))]
     fn new(
         py: Python<'_>,
         fo: &Bound<'_, PyAny>,
         columns: Option<Vec<String>>,
         reader_schema: Option<&Schema>,
         batch_size: usize,
-        threads: usize,
+        threads: Option<usize>,
         utf8_view: bool,
     ) -> PyResult<ArrowStream> {
         let b = reader_builder(columns, reader_schema, batch_size, threads, utf8_view)?;

@@ -649,7 +649,7 @@ def read_arrow(
     columns: Optional[Iterable[str]] = None,
     reader_schema: Any = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    threads: int = 1,
+    threads: Optional[int] = None,
     *,
     utf8_view: bool = False,
     stream: bool = False,
@@ -661,8 +661,9 @@ def read_arrow(
     fields by name, or by dotted path into nested records (``"user.name"``, through nullable
     unions, array items and map values); the other fields are skipped, never decoded.
     ``reader_schema`` resolves the data to that schema (Avro schema resolution). The table's
-    chunks hold at most ``batch_size`` rows; ``threads`` > 1 decodes blocks on that many
-    threads (same table). ``utf8_view`` gives strings as ``string_view`` rather than
+    chunks hold at most ``batch_size`` rows. Blocks are decoded on ``threads`` threads, by
+    default (``None``) one per core this process may use, at most 8, as pyarrow's readers
+    do; ``threads=1`` keeps the work on the calling thread. The table is the same either way. ``utf8_view`` gives strings as ``string_view`` rather than
     ``string``. With ``stream=True`` this is :func:`arrow_reader`.
 
     The Arrow types are avrokit-arrow's (the README's table: ``enum`` as a dictionary,
@@ -685,7 +686,7 @@ def arrow_reader(
     columns: Optional[Iterable[str]] = None,
     reader_schema: Any = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
-    threads: int = 1,
+    threads: Optional[int] = None,
     *,
     utf8_view: bool = False,
 ) -> Any:

@@ -129,7 +129,7 @@ def read_arrow(
     columns: Optional[List[str]] = None,
     reader_schema: Optional[Schema] = None,
     batch_size: int = 8192,
-    threads: int = 1,
+    threads: Optional[int] = None,
     utf8_view: bool = False,
 ) -> Any: ...
 
@@ -143,7 +143,7 @@ class ArrowStream:
         columns: Optional[List[str]] = None,
         reader_schema: Optional[Schema] = None,
         batch_size: int = 8192,
-        threads: int = 1,
+        threads: Optional[int] = None,
         utf8_view: bool = False,
     ) -> None: ...
     @property
