@@ -201,6 +201,28 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
         Ok(v)
     }
 
+    /// A string asked of anything but a string: numbers and dates and times as text, a
+    /// fixed uuid, a union's branch, bytes.
+    #[inline(never)]
+    fn str_other<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match &self.ops()[self.op as usize] {
+            Op::Int(IntOut::Int) | Op::Long(LongOut::Long) | Op::IntToLong(LongOut::Long) => {
+                self.deserialize_any(visitor)
+            }
+            // Dates and times as text, a fixed uuid as text; unions to their branch.
+            Op::Int(_)
+            | Op::Long(_)
+            | Op::IntToLong(_)
+            | Op::Fixed {
+                out: FixedOut::Uuid,
+                ..
+            }
+            | Op::Union(_) => self.text(visitor),
+            Op::Wrap { op, .. } => self.with(*op).str_wrapped(visitor),
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
     fn array<V: Visitor<'de>>(self, item: OpId, zero: bool, visitor: V) -> Result<V::Value> {
         self.dec.enter()?;
         let mut access = ArrayAccess {
@@ -401,7 +423,9 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
         }
     }
 
-    // Always inlined, as `deserialize_any` is for the other types: strings are read in place.
+    // A string read as a string is inlined at every call, and only that: with the other
+    // cases inlined too, serde's `String::deserialize` grew too large to inline into the
+    // struct's visitor, a call per string field.
     #[inline(always)]
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match &self.ops()[self.op as usize] {
@@ -409,20 +433,9 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for OpDe<'_, 'de, S> {
                 Reference::Borrowed(s) => visitor.visit_borrowed_str(s),
                 Reference::Copied(s) => visitor.visit_str(s),
             },
-            Op::Int(IntOut::Int) | Op::Long(LongOut::Long) | Op::IntToLong(LongOut::Long) => {
-                self.deserialize_any(visitor)
-            }
-            // Dates and times as text, a fixed uuid as text; unions to their branch.
-            Op::Int(_)
-            | Op::Long(_)
-            | Op::IntToLong(_)
-            | Op::Fixed {
-                out: FixedOut::Uuid,
-                ..
-            }
-            | Op::Union(_) => self.text(visitor),
+            // The string branch of a reader's union (an `Option<String>`).
             Op::Wrap { op, .. } => self.with(*op).str_wrapped(visitor),
-            _ => self.deserialize_any(visitor),
+            _ => self.str_other(visitor),
         }
     }
 
