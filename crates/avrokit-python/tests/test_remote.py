@@ -192,11 +192,15 @@ def test_read_arrow_and_arrow_reader_read_an_object_as_its_bytes(s3):
     assert avrokit.read_arrow(url).equals(local)
     assert avrokit.read_arrow(url, threads=2, batch_size=1000).equals(local)
     assert avrokit.read_arrow(url, columns=["id", "tag"]).equals(local.select(["id", "tag"]))
-    streamed = avrokit.arrow_reader(url, batch_size=700)
-    batches = list(streamed)
-    assert max(len(x) for x in batches) == 700
     import pyarrow
 
+    # On one thread the batches are cut at exactly batch_size rows; on several (the default)
+    # each is whole blocks, so no longer than batch_size.
+    batches = list(avrokit.arrow_reader(url, batch_size=700, threads=1))
+    assert max(len(x) for x in batches) == 700
+    assert pyarrow.Table.from_batches(batches).equals(local.combine_chunks())
+    batches = list(avrokit.arrow_reader(url, batch_size=700))
+    assert max(len(x) for x in batches) <= 700
     assert pyarrow.Table.from_batches(batches).equals(local.combine_chunks())
     polars = pytest.importorskip("polars")
     df = polars.from_arrow(avrokit.arrow_reader(url))

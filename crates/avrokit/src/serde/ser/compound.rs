@@ -418,6 +418,7 @@ impl<S: Sink> ser::SerializeSeq for SeqSer<'_, S> {
         }
     }
 }
+
 compound_impl!(SerializeSeq, serialize_element);
 compound_impl!(SerializeTuple, serialize_element);
 compound_impl!(SerializeTupleStruct, serialize_field);
@@ -425,7 +426,7 @@ compound_impl!(SerializeTupleVariant, serialize_field);
 
 /// The serializer of a struct: into a record (field by field, in schema order where it can)
 /// or into a map (a key per field). Apart from [`Compound`], so that a struct's fields and
-/// end, the commonest calls of all, match two cases rather than four.
+/// end, the commonest calls of all, match two cases rather than every kind of compound.
 pub(crate) enum StructSer<'a, S: Sink> {
     Record(RecordSer<'a, S>),
     Map(MapSer<'a, S>),
