@@ -13,7 +13,7 @@ use avrokit::container::{Codec, RawBlock};
 use avrokit::single_object::SchemaStore;
 use avrokit::{Limits, Schema};
 
-use crate::decode::{Cursor, Program, Rows, Target};
+use crate::decode::{Cursor, Next, Program, Rows, Target};
 use crate::error::{Error, ErrorKind, Result};
 use crate::mapping::MapOptions;
 use crate::projection::project;
@@ -316,7 +316,7 @@ impl<'a, R: Read> Reader<'a, R> {
             }
             if self.done {
                 return if self.rows.len() > 0 {
-                    self.rows.flush().map(Some)
+                    self.rows.flush(Next::Keep).map(Some)
                 } else {
                     Ok(None)
                 };
@@ -540,7 +540,7 @@ fn decode_job(
         )?;
     }
     if rows.len() > 0 {
-        ready.push_back(rows.flush()?);
+        ready.push_back(rows.flush(Next::Keep)?);
     }
     Ok(ready.into())
 }
@@ -570,7 +570,7 @@ fn decode_block(
         rows.decode(program, &mut cur)
             .map_err(|e| e.context(format!("{}, record {i}", at())))?;
         if rows.len() >= batch_size {
-            ready.push_back(rows.flush()?);
+            ready.push_back(rows.flush(Next::Like)?);
         }
     }
     if cur.remaining() != 0 {
@@ -759,7 +759,7 @@ impl DatumDecoder {
     /// # Errors
     /// Strings that are not UTF-8.
     pub fn flush(&mut self) -> Result<RecordBatch> {
-        self.rows.flush()
+        self.rows.flush(Next::Like)
     }
 
     /// The options this decoder was built with.

@@ -23,6 +23,36 @@ use super::strings::utf8_array;
 use crate::error::{Error, ErrorKind, Result};
 use crate::mapping::nullable_union;
 
+/// How a flush sizes the emptied builders for the batch that follows.
+///
+/// The buffers go to Arrow as they are (no copy), so each batch gets fresh ones. Sized
+/// exactly to the batch before, about half of the next batches of varying-size data (strings,
+/// arrays) outgrew them and reallocated, copying the whole buffer: callgrind put 16% of a
+/// string-heavy read's instructions in `realloc`, 4% of the `-container` record's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// A full batch was flushed: the next is about as big. Its length and an eighth.
+    Like,
+    /// A short batch (the end of the input or of a parallel job): keep the capacity the
+    /// builders grew to, which was for a full batch.
+    Keep,
+}
+
+impl Next {
+    fn capacity<T>(self, v: &[T], capacity: usize) -> usize {
+        match self {
+            Next::Like => v.len().saturating_add(v.len() / 8),
+            Next::Keep => capacity,
+        }
+    }
+
+    /// `v`'s values, leaving it empty with the capacity for the next batch.
+    fn take<T>(self, v: &mut Vec<T>) -> Vec<T> {
+        let cap = self.capacity(v, v.capacity());
+        std::mem::replace(v, Vec::with_capacity(cap))
+    }
+}
+
 /// The validity of a column read from a reader union `["null", T]` / `[T, "null"]`.
 pub(crate) struct Nulls {
     pub(crate) bits: BooleanBufferBuilder,
@@ -194,11 +224,11 @@ impl Col {
     }
 
     /// The root's columns (a struct's children), leaving the builders empty.
-    pub(crate) fn finish_columns(&mut self) -> Result<Vec<ArrayRef>> {
+    pub(crate) fn finish_columns(&mut self, next: Next) -> Result<Vec<ArrayRef>> {
         match &mut self.kind {
             Kind::Struct { children, len, .. } => {
                 *len = 0;
-                children.iter_mut().map(Col::finish).collect()
+                children.iter_mut().map(|c| c.finish(next)).collect()
             }
             _ => Err(internal("root")),
         }
@@ -221,17 +251,13 @@ impl Col {
         }
     }
 
-    /// The Arrow array of everything appended, leaving the builder empty (with its capacity).
-    pub(crate) fn finish(&mut self) -> Result<ArrayRef> {
+    /// The Arrow array of everything appended, leaving the builder empty, sized by `next`.
+    pub(crate) fn finish(&mut self, next: Next) -> Result<ArrayRef> {
         let nulls = self
             .nulls
             .as_mut()
             .map(|n| NullBuffer::new(n.bits.finish()));
         let dt = self.data_type.clone();
-        fn take<T>(v: &mut Vec<T>) -> Vec<T> {
-            let cap = v.len();
-            std::mem::replace(v, Vec::with_capacity(cap))
-        }
         fn prim<T: arrow_array::ArrowPrimitiveType>(
             v: Vec<T::Native>,
             nulls: Option<NullBuffer>,
@@ -241,53 +267,53 @@ impl Col {
                 PrimitiveArray::<T>::try_new(ScalarBuffer::from(v), nulls)?.with_data_type(dt),
             ))
         }
-        fn take_offsets(v: &mut Vec<i32>) -> Vec<i32> {
-            let mut fresh = Vec::with_capacity(v.len());
+        let take_offsets = |v: &mut Vec<i32>| {
+            let mut fresh = Vec::with_capacity(next.capacity(v, v.capacity()));
             fresh.push(0);
             std::mem::replace(v, fresh)
-        }
-        fn offsets(v: &mut Vec<i32>) -> OffsetBuffer<i32> {
-            OffsetBuffer::new(ScalarBuffer::from(take_offsets(v)))
-        }
+        };
+        let offsets = |v: &mut Vec<i32>| OffsetBuffer::new(ScalarBuffer::from(take_offsets(v)));
         let array: ArrayRef = match &mut self.kind {
             Kind::Null(n) => Arc::new(NullArray::new(std::mem::take(n))),
             Kind::Bool(b) => Arc::new(BooleanArray::new(b.finish(), nulls)),
             Kind::I32(v) => match dt {
-                DataType::Date32 => prim::<Date32Type>(take(v), nulls, dt)?,
-                DataType::Time32(_) => prim::<Time32MillisecondType>(take(v), nulls, dt)?,
-                _ => prim::<Int32Type>(take(v), nulls, dt)?,
+                DataType::Date32 => prim::<Date32Type>(next.take(v), nulls, dt)?,
+                DataType::Time32(_) => prim::<Time32MillisecondType>(next.take(v), nulls, dt)?,
+                _ => prim::<Int32Type>(next.take(v), nulls, dt)?,
             },
             Kind::I64(v) => match &dt {
-                DataType::Time64(_) => prim::<Time64MicrosecondType>(take(v), nulls, dt)?,
+                DataType::Time64(_) => prim::<Time64MicrosecondType>(next.take(v), nulls, dt)?,
                 DataType::Timestamp(TimeUnit::Millisecond, _) => {
-                    prim::<TimestampMillisecondType>(take(v), nulls, dt)?
+                    prim::<TimestampMillisecondType>(next.take(v), nulls, dt)?
                 }
                 DataType::Timestamp(TimeUnit::Microsecond, _) => {
-                    prim::<TimestampMicrosecondType>(take(v), nulls, dt)?
+                    prim::<TimestampMicrosecondType>(next.take(v), nulls, dt)?
                 }
-                DataType::Timestamp(_, _) => prim::<TimestampNanosecondType>(take(v), nulls, dt)?,
-                _ => prim::<Int64Type>(take(v), nulls, dt)?,
+                DataType::Timestamp(_, _) => {
+                    prim::<TimestampNanosecondType>(next.take(v), nulls, dt)?
+                }
+                _ => prim::<Int64Type>(next.take(v), nulls, dt)?,
             },
-            Kind::F32(v) => prim::<Float32Type>(take(v), nulls, dt)?,
-            Kind::F64(v) => prim::<Float64Type>(take(v), nulls, dt)?,
-            Kind::Dec128(v) => prim::<Decimal128Type>(take(v), nulls, dt)?,
-            Kind::Dec256(v) => prim::<Decimal256Type>(take(v), nulls, dt)?,
-            Kind::Interval(v) => prim::<IntervalMonthDayNanoType>(take(v), nulls, dt)?,
+            Kind::F32(v) => prim::<Float32Type>(next.take(v), nulls, dt)?,
+            Kind::F64(v) => prim::<Float64Type>(next.take(v), nulls, dt)?,
+            Kind::Dec128(v) => prim::<Decimal128Type>(next.take(v), nulls, dt)?,
+            Kind::Dec256(v) => prim::<Decimal256Type>(next.take(v), nulls, dt)?,
+            Kind::Interval(v) => prim::<IntervalMonthDayNanoType>(next.take(v), nulls, dt)?,
             Kind::Bin { offsets: o, values } => match dt {
                 DataType::Binary => Arc::new(BinaryArray::try_new(
                     offsets(o),
-                    Buffer::from_vec(take(values)),
+                    Buffer::from_vec(next.take(values)),
                     nulls,
                 )?),
                 DataType::Utf8View => {
-                    let s = utf8_array(take_offsets(o), take(values), nulls)?;
+                    let s = utf8_array(take_offsets(o), next.take(values), nulls)?;
                     Arc::new(StringViewArray::from(&s))
                 }
-                _ => Arc::new(utf8_array(take_offsets(o), take(values), nulls)?),
+                _ => Arc::new(utf8_array(take_offsets(o), next.take(values), nulls)?),
             },
             Kind::Fixed { size, values, len } => {
                 let n = std::mem::take(len);
-                let values = Buffer::from_vec(take(values));
+                let values = Buffer::from_vec(next.take(values));
                 Arc::new(FixedSizeBinaryArray::try_new_with_len(
                     *size as i32,
                     values,
@@ -296,8 +322,10 @@ impl Col {
                 )?)
             }
             Kind::Enum { keys, symbols } => {
-                let keys =
-                    PrimitiveArray::<Int32Type>::try_new(ScalarBuffer::from(take(keys)), nulls)?;
+                let keys = PrimitiveArray::<Int32Type>::try_new(
+                    ScalarBuffer::from(next.take(keys)),
+                    nulls,
+                )?;
                 let dict = DictionaryArray::<Int32Type>::try_new(keys, symbols.clone())?;
                 match dt {
                     // Enums as strings: the symbols looked up once per batch.
@@ -310,7 +338,7 @@ impl Col {
                 item,
                 field,
             } => {
-                let values = item.finish()?;
+                let values = item.finish(next)?;
                 Arc::new(ListArray::try_new(
                     field.clone(),
                     offsets(o),
@@ -324,8 +352,8 @@ impl Col {
                 values,
                 entries,
             } => {
-                let k = keys.finish()?;
-                let v = values.finish()?;
+                let k = keys.finish(next)?;
+                let v = values.finish(next)?;
                 let DataType::Struct(kv) = entries.data_type() else {
                     return Err(internal("map entries"));
                 };
@@ -345,7 +373,7 @@ impl Col {
                 };
                 let arrays = children
                     .iter_mut()
-                    .map(Col::finish)
+                    .map(|c| c.finish(next))
                     .collect::<Result<Vec<_>>>()?;
                 Arc::new(StructArray::try_new_with_length(
                     fields.clone(),
@@ -366,12 +394,12 @@ impl Col {
                 counts.iter_mut().for_each(|c| *c = 0);
                 let arrays = children
                     .iter_mut()
-                    .map(Col::finish)
+                    .map(|c| c.finish(next))
                     .collect::<Result<Vec<_>>>()?;
                 Arc::new(UnionArray::try_new(
                     fields.clone(),
-                    ScalarBuffer::from(take(type_ids)),
-                    Some(ScalarBuffer::from(take(o))),
+                    ScalarBuffer::from(next.take(type_ids)),
+                    Some(ScalarBuffer::from(next.take(o))),
                     arrays,
                 )?)
             }
@@ -427,4 +455,32 @@ pub(crate) fn internal(what: &str) -> Error {
         ErrorKind::Unsupported,
         format!("internal: the plan and the {what} column disagree"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Next;
+
+    /// After a full batch the builder has room for one an eighth bigger; after a short one it
+    /// keeps what it grew to. Either way it is empty and the values go out whole.
+    #[test]
+    fn flushed_builders_are_sized_for_the_next_batch() {
+        let mut v: Vec<u8> = Vec::with_capacity(100);
+        v.extend(0..80);
+        let out = Next::Like.take(&mut v);
+        assert_eq!(out, (0..80).collect::<Vec<u8>>());
+        assert!(v.is_empty());
+        assert!(v.capacity() >= 90, "{}", v.capacity());
+        assert!(v.capacity() < 100, "{}", v.capacity());
+
+        v.extend(0..5);
+        let out = Next::Keep.take(&mut v);
+        assert_eq!(out.len(), 5);
+        assert!(v.is_empty());
+        assert!(v.capacity() >= 90, "{}", v.capacity());
+
+        let mut empty: Vec<i64> = Vec::new();
+        assert!(Next::Like.take(&mut empty).is_empty());
+        assert_eq!(empty.capacity(), 0);
+    }
 }

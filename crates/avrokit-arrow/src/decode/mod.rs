@@ -19,7 +19,7 @@ use avrokit::resolution::ResolvedPlan;
 use avrokit::schema::NodeKind;
 use avrokit::{Limits, Schema};
 
-pub(crate) use column::Col;
+pub(crate) use column::{Col, Next};
 pub(crate) use cursor::Cursor;
 use program::{compile, read, Cx, RecordSrc, Src, Step};
 
@@ -156,10 +156,11 @@ impl Rows {
         Ok(())
     }
 
-    /// The batch of the rows decoded since the last flush.
-    pub(crate) fn flush(&mut self) -> Result<RecordBatch> {
+    /// The batch of the rows decoded since the last flush; `next` says how to size the
+    /// builders for the batch after it.
+    pub(crate) fn flush(&mut self, next: Next) -> Result<RecordBatch> {
         let n = std::mem::take(&mut self.rows);
-        let columns = self.cols.finish_columns()?;
+        let columns = self.cols.finish_columns(next)?;
         let opts = RecordBatchOptions::new().with_row_count(Some(n));
         Ok(RecordBatch::try_new_with_options(
             self.target.arrow.clone(),
