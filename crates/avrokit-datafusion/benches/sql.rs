@@ -3,12 +3,13 @@
 //!
 //! ```sh
 //! cargo bench -p avrokit-datafusion --profile sqlbench --bench sql -- [--mib 1024] [--runs 5] [--dir DIR]
-//!     [--only TEXT] [--reader built-in|avrokit] [--explain]
+//!     [--only TEXT] [--reader built-in|avrokit] [--explain] [--no-mmap]
 //! ```
 //!
 //! `--only` keeps the rows whose table or query name contains `TEXT` (`--only eight`,
 //! `--only "sum"`), and `--reader` times one side only: for profiling one scan. `--explain`
-//! prints each query's `EXPLAIN ANALYZE` instead of timing it.
+//! prints each query's `EXPLAIN ANALYZE` instead of timing it. `--no-mmap` has avrokit read
+//! the files through `read(2)` (`AvroOptions::with_mmap(false)`) instead of mapping them.
 //!
 //! Two tables of the same records, `null` codec: one file (`one`), and the same rows in eight
 //! files (`eight`). Per query, the median of `--runs` runs, each on a fresh session; the
@@ -18,6 +19,7 @@
 //! on a machine shared with other work, wall times follow the others' load.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -143,6 +145,9 @@ fn generate(dir: &Path, mib: u64) -> (PathBuf, PathBuf) {
     (one, eight)
 }
 
+/// `--no-mmap`: avrokit reads through `read(2)`.
+static NO_MMAP: AtomicBool = AtomicBool::new(false);
+
 #[derive(Clone, Copy, PartialEq)]
 enum Reader {
     Avrokit { row_counts: bool },
@@ -155,7 +160,9 @@ async fn session(reader: Reader, table: &Path, partitions: usize) -> SessionCont
     let location = format!("{}/", table.display());
     match reader {
         Reader::Avrokit { row_counts } => {
-            let options = AvroOptions::default().with_row_counts(row_counts);
+            let options = AvroOptions::default()
+                .with_row_counts(row_counts)
+                .with_mmap(!NO_MMAP.load(Ordering::Relaxed));
             register_avro_with(&ctx, "t", &location, options)
                 .await
                 .unwrap();
@@ -244,6 +251,7 @@ async fn main() {
             "--only" => only = args.next(),
             "--reader" => side = args.next(),
             "--explain" => explain = true,
+            "--no-mmap" => NO_MMAP.store(true, Ordering::Relaxed),
             "--bench" => {}
             other => panic!("unknown argument {other}"),
         }

@@ -30,6 +30,7 @@
 
 mod error;
 mod format;
+mod mapped;
 mod options;
 mod schema;
 mod session;

@@ -24,6 +24,7 @@ use futures::{StreamExt, TryStreamExt};
 use object_store::{GetOptions, GetResultPayload, ObjectStore};
 
 use crate::error::file_error;
+use crate::mapped::MappedBatches;
 use crate::options::AvroOptions;
 
 /// Reads the files of an Avro table: each file, or byte-range split of a file, through
@@ -204,6 +205,7 @@ impl FileOpener for AvroOpener {
         let builder = self.builder();
         let projected = Arc::clone(&self.projected);
         let limits = self.options.limits();
+        let mmap = self.options.mmap();
         let range: Option<Range<u64>> = file
             .range
             .as_ref()
@@ -213,8 +215,8 @@ impl FileOpener for AvroOpener {
             let adapter = move |schema: &SchemaRef| {
                 BatchAdapterFactory::new(Arc::clone(&projected)).make_adapter(schema)
             };
-            // The local store hands over the file itself: read it in place, with no ranged
-            // GETs. Any other store gets ranged GETs, with read-ahead, on tokio's blocking
+            // The local store hands over the file itself: read it in place (mapped, unless
+            // the options say not to), with no ranged GETs. Any other store gets ranged GETs, with read-ahead, on tokio's blocking
             // pool (avrokit-object-store).
             let head = GetOptions {
                 head: true,
@@ -222,6 +224,16 @@ impl FileOpener for AvroOpener {
             };
             let got = store.get_opts(&path, head).await?;
             if let GetResultPayload::File(f, _) = got.payload {
+                if mmap {
+                    let batches = MappedBatches::open(&f, builder, range)
+                        .map_err(|e| file_error(&path, e))?;
+                    let adapt = adapter(&batches.schema())?;
+                    let stream = futures::stream::iter(batches).map(move |b| {
+                        let b = b.map_err(|e| file_error(&path, e))?;
+                        adapt.adapt_batch(&b)
+                    });
+                    return Ok(stream.boxed());
+                }
                 let mut reader = builder
                     .build_seekable(f)
                     .map_err(|e| file_error(&path, e))?;

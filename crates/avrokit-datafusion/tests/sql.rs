@@ -64,16 +64,18 @@ async fn queries_over_every_codec_match_fastavro() {
     }
     let answers = fastavro_answers(&t_files, std::slice::from_ref(&k));
     // One partition and several (split scans); with row counts from the statistics and
-    // without (a scan for `count(*)`).
-    for (partitions, row_counts) in [(1, true), (4, true), (3, false)] {
+    // without (a scan for `count(*)`); files mapped and read through `read(2)`.
+    for (partitions, row_counts, mmap) in [(1, true, true), (4, true, true), (3, false, false)] {
         let ctx = session(partitions);
-        let options = AvroOptions::default().with_row_counts(row_counts);
+        let options = AvroOptions::default()
+            .with_row_counts(row_counts)
+            .with_mmap(mmap);
         tables(&ctx, &t, &k, options).await;
         for (name, sql) in QUERIES {
             assert_eq!(
                 rows(&ctx, sql).await,
                 answer(&answers, name),
-                "{sql} with {partitions} partitions, row counts {row_counts}"
+                "{sql} with {partitions} partitions, row counts {row_counts}, mmap {mmap}"
             );
         }
     }
@@ -118,9 +120,11 @@ async fn a_large_file_is_split_across_partitions_and_each_record_read_once() {
     );
     let sql = "SELECT count(*), sum(i), sum(n.id), count(u) FROM t";
     let mut answers = Vec::new();
-    for partitions in [1, 4] {
+    for (partitions, mmap) in [(1, true), (4, true), (4, false)] {
         let ctx = session(partitions);
-        let options = AvroOptions::default().with_row_counts(false);
+        let options = AvroOptions::default()
+            .with_row_counts(false)
+            .with_mmap(mmap);
         register_avro_with(&ctx, "t", big.to_str().unwrap(), options)
             .await
             .unwrap();
@@ -132,6 +136,7 @@ async fn a_large_file_is_split_across_partitions_and_each_record_read_once() {
         answers.push(rows(&ctx, sql).await);
     }
     assert_eq!(answers[0], answers[1]);
+    assert_eq!(answers[0], answers[2]);
     assert_eq!(answers[0][0][0], "30000");
 
     // DataFusion's built-in format reads the same file on one partition, whatever the target.
@@ -348,9 +353,10 @@ async fn malformed_files_give_query_errors() {
     let bytes = std::fs::read(&whole).unwrap();
     let cut = root.join("cut.avro");
     std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
-    for partitions in [1, 3] {
+    for (partitions, mmap) in [(1, true), (3, true), (3, false)] {
         let ctx = session(partitions);
-        register_avro(&ctx, "t", cut.to_str().unwrap())
+        let options = AvroOptions::default().with_mmap(mmap);
+        register_avro_with(&ctx, "t", cut.to_str().unwrap(), options)
             .await
             .unwrap();
         let e = error(&ctx, "SELECT count(*) FROM t").await;
