@@ -116,6 +116,10 @@ struct OptionsNode {
     max_depth: u64,
     #[prost(bool, tag = "8")]
     enum_as_string: bool,
+    /// Local files read through `read(2)` rather than mapped (false, the wire's default, is
+    /// the options' default: mapped).
+    #[prost(bool, tag = "9")]
+    no_mmap: bool,
 }
 
 /// The wire form of a scan of Avro files: DataFusion's file-scan config (files with their
@@ -352,6 +356,7 @@ fn encode_options(o: &AvroOptions) -> Result<OptionsNode> {
         utf8_view: o.utf8_view(),
         enum_as_string: o.enum_as_string(),
         row_counts: o.row_counts(),
+        no_mmap: !o.mmap(),
         codec: codec.name().to_owned(),
         codec_level,
         max_alloc: limits.max_alloc as u64,
@@ -378,6 +383,7 @@ fn decode_options(node: Option<&OptionsNode>, what: &str) -> Result<AvroOptions>
         .with_utf8_view(node.utf8_view)
         .with_enum_as_string(node.enum_as_string)
         .with_row_counts(node.row_counts)
+        .with_mmap(!node.no_mmap)
         .with_codec(codec)
         .with_limits(limits);
     if let Some(json) = &node.reader_schema {
@@ -598,6 +604,7 @@ mod tests {
             .with_utf8_view(true)
             .with_enum_as_string(true)
             .with_row_counts(false)
+            .with_mmap(false)
             .with_codec(Codec::Zstandard { level: -3 })
             .with_limits(Limits::default().with_max_alloc(1 << 20).with_max_depth(9));
         let node =
@@ -608,7 +615,7 @@ mod tests {
             back.reader_schema().map(Schema::to_json),
             Some(schema.to_json())
         );
-        assert!(back.utf8_view() && back.enum_as_string() && !back.row_counts());
+        assert!(back.utf8_view() && back.enum_as_string() && !back.row_counts() && !back.mmap());
         assert_eq!(back.codec(), Codec::Zstandard { level: -3 });
         assert_eq!(back.limits().max_alloc, 1 << 20);
         assert_eq!(back.limits().max_depth, 9);
@@ -619,7 +626,9 @@ mod tests {
             Codec::Xz { level: 1 },
         ] {
             let n = encode_options(&AvroOptions::default().with_codec(c)).unwrap();
-            assert_eq!(decode_options(Some(&n), "t").unwrap().codec(), c);
+            let back = decode_options(Some(&n), "t").unwrap();
+            assert_eq!(back.codec(), c);
+            assert!(back.mmap(), "the default survives too");
         }
     }
 
