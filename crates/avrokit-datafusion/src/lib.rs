@@ -28,6 +28,8 @@
 //! # Ok(()) }
 //! ```
 
+#![deny(unsafe_code)]
+
 mod error;
 mod format;
 mod mapped;

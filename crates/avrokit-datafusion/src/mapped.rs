@@ -73,3 +73,74 @@ impl Iterator for MappedBatches {
         self.cell.with_dependent_mut(|_, reader| reader.next())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use avrokit::container::WriterBuilder;
+    use avrokit::{Schema, Value};
+    use avrokit_arrow::ReaderBuilder;
+
+    use super::MappedBatches;
+
+    /// The map reads what a slice of the same bytes reads, whole and by split; an empty file
+    /// and a cut one are errors, not panics.
+    #[test]
+    fn mapped_files_read_as_their_bytes() {
+        let schema = Schema::parse_str(r#""long""#).unwrap();
+        let mut w = WriterBuilder::new(&schema)
+            .with_block_records(10)
+            .build(Vec::new())
+            .unwrap();
+        for i in 0..1000 {
+            w.append(&Value::Long(i)).unwrap();
+        }
+        let bytes = w.into_inner().unwrap();
+        let dir = std::env::temp_dir().join(format!("avrokit-mapped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("longs.avro");
+        std::fs::File::create(&path)
+            .unwrap()
+            .write_all(&bytes)
+            .unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let rows = |range: Option<std::ops::Range<u64>>| -> usize {
+            MappedBatches::open(&file, ReaderBuilder::new(), range)
+                .unwrap()
+                .map(|b| b.unwrap().num_rows())
+                .sum()
+        };
+        let from_slice: usize = ReaderBuilder::new()
+            .build_slice(&bytes)
+            .unwrap()
+            .map(|b| b.unwrap().num_rows())
+            .sum();
+        assert_eq!(rows(None), 1000);
+        assert_eq!(from_slice, 1000);
+        let half = bytes.len() as u64 / 2;
+        assert_eq!(
+            rows(Some(0..half)) + rows(Some(half..bytes.len() as u64)),
+            1000
+        );
+
+        let empty = dir.join("empty.avro");
+        std::fs::File::create(&empty).unwrap();
+        assert!(MappedBatches::open(
+            &std::fs::File::open(&empty).unwrap(),
+            ReaderBuilder::new(),
+            None
+        )
+        .is_err());
+
+        let cut = dir.join("cut.avro");
+        std::fs::write(&cut, &bytes[..bytes.len() - 7]).unwrap();
+        let cut = std::fs::File::open(&cut).unwrap();
+        let last = MappedBatches::open(&cut, ReaderBuilder::new(), None)
+            .unwrap()
+            .last()
+            .unwrap();
+        assert!(last.is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
