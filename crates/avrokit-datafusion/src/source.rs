@@ -170,6 +170,11 @@ impl FileSource for AvroSource {
     }
 }
 
+/// The batches of a local file, mapped or read through `read(2)`.
+type LocalBatches = Box<
+    dyn Iterator<Item = avrokit_arrow::Result<datafusion::arrow::record_batch::RecordBatch>> + Send,
+>;
+
 /// Opens one file or split of a scan.
 struct AvroOpener {
     store: Arc<dyn ObjectStore>,
@@ -216,34 +221,33 @@ impl FileOpener for AvroOpener {
                 BatchAdapterFactory::new(Arc::clone(&projected)).make_adapter(schema)
             };
             // The local store hands over the file itself: read it in place (mapped, unless
-            // the options say not to), with no ranged GETs. Any other store gets ranged GETs, with read-ahead, on tokio's blocking
-            // pool (avrokit-object-store).
+            // the options say not to), with no ranged GETs. Any other store gets ranged GETs,
+            // with read-ahead, on tokio's blocking pool (avrokit-object-store).
             let head = GetOptions {
                 head: true,
                 ..GetOptions::default()
             };
             let got = store.get_opts(&path, head).await?;
             if let GetResultPayload::File(f, _) = got.payload {
-                if mmap {
+                let (batches, schema): (LocalBatches, SchemaRef) = if mmap {
                     let batches = MappedBatches::open(&f, builder, range)
                         .map_err(|e| file_error(&path, e))?;
-                    let adapt = adapter(&batches.schema())?;
-                    let stream = futures::stream::iter(batches).map(move |b| {
-                        let b = b.map_err(|e| file_error(&path, e))?;
-                        adapt.adapt_batch(&b)
-                    });
-                    return Ok(stream.boxed());
-                }
-                let mut reader = builder
-                    .build_seekable(f)
-                    .map_err(|e| file_error(&path, e))?;
-                if let Some(r) = &range {
-                    reader
-                        .seek_split(r.start, r.end)
+                    let schema = batches.schema();
+                    (Box::new(batches), schema)
+                } else {
+                    let mut reader = builder
+                        .build_seekable(f)
                         .map_err(|e| file_error(&path, e))?;
-                }
-                let adapt = adapter(&reader.schema())?;
-                let stream = futures::stream::iter(reader).map(move |b| {
+                    if let Some(r) = &range {
+                        reader
+                            .seek_split(r.start, r.end)
+                            .map_err(|e| file_error(&path, e))?;
+                    }
+                    let schema = reader.schema();
+                    (Box::new(reader), schema)
+                };
+                let adapt = adapter(&schema)?;
+                let stream = futures::stream::iter(batches).map(move |b| {
                     let b = b.map_err(|e| file_error(&path, e))?;
                     adapt.adapt_batch(&b)
                 });
