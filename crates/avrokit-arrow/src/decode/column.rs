@@ -38,16 +38,12 @@ pub(crate) enum Next {
 }
 
 impl Next {
-    fn capacity<T>(self, v: &[T], capacity: usize) -> usize {
-        match self {
-            Next::Like => v.len().saturating_add(v.len() / 8),
-            Next::Keep => capacity,
-        }
-    }
-
     /// `v`'s values, leaving it empty with the capacity for the next batch.
     fn take<T>(self, v: &mut Vec<T>) -> Vec<T> {
-        let cap = self.capacity(v, v.capacity());
+        let cap = match self {
+            Next::Like => v.len().saturating_add(v.len() / 8),
+            Next::Keep => v.capacity(),
+        };
         std::mem::replace(v, Vec::with_capacity(cap))
     }
 }
@@ -300,10 +296,11 @@ impl Col {
                 PrimitiveArray::<T>::try_new(ScalarBuffer::from(v), nulls)?.with_data_type(dt),
             ))
         }
+        // Offsets start at 0 in every batch.
         let take_offsets = |v: &mut Vec<i32>| {
-            let mut fresh = Vec::with_capacity(next.capacity(v, v.capacity()));
-            fresh.push(0);
-            std::mem::replace(v, fresh)
+            let out = next.take(v);
+            v.push(0);
+            out
         };
         let offsets = |v: &mut Vec<i32>| OffsetBuffer::new(ScalarBuffer::from(take_offsets(v)));
         let array: ArrayRef = match &mut self.kind {

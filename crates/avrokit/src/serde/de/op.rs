@@ -201,8 +201,9 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
         Ok(v)
     }
 
-    /// A string asked of anything but a string: numbers and dates and times as text, a
-    /// fixed uuid, a union's branch, bytes.
+    /// A string asked of anything but a string or a reader union's branch (both stay in
+    /// `deserialize_str`): numbers and dates and times as text, a fixed uuid, a union's
+    /// branch, bytes.
     #[inline(never)]
     fn str_other<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match &self.ops()[self.op as usize] {
@@ -218,7 +219,6 @@ impl<'a, 'de, S: Source<'de>> OpDe<'a, 'de, S> {
                 ..
             }
             | Op::Union(_) => self.text(visitor),
-            Op::Wrap { op, .. } => self.with(*op).str_wrapped(visitor),
             _ => self.deserialize_any(visitor),
         }
     }
