@@ -13,7 +13,7 @@ use avrokit::container::{Codec, RawBlock};
 use avrokit::single_object::SchemaStore;
 use avrokit::{Limits, Schema};
 
-use crate::decode::{Ahead, Cursor, Next, Program, Rows, Target};
+use crate::decode::{Cursor, Next, Program, Rows, Target};
 use crate::error::{Error, ErrorKind, Result};
 use crate::mapping::MapOptions;
 use crate::projection::project;
@@ -566,9 +566,10 @@ fn decode_block(
         ));
     }
     let mut cur = Cursor::new(data);
-    let mut ahead = Ahead::new();
+    // Lines asked for ahead of the cursor (see `read_ahead`).
+    let mut front = 0;
     for i in 0..count {
-        ahead.run(data, cur.pos());
+        avrokit::io::read_ahead(data, cur.pos(), &mut front);
         rows.decode(program, &mut cur)
             .map_err(|e| e.context(format!("{}, record {i}", at())))?;
         if rows.len() >= batch_size {

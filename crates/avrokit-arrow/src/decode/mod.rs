@@ -7,7 +7,6 @@
 
 mod column;
 mod cursor;
-mod prefetch;
 mod program;
 mod strings;
 
@@ -22,7 +21,6 @@ use avrokit::{Limits, Schema};
 
 pub(crate) use column::{Col, Next};
 pub(crate) use cursor::Cursor;
-pub(crate) use prefetch::Ahead;
 use program::{compile, read, Cx, RecordSrc, Src, Step};
 
 use crate::error::{Error, Result};

@@ -6,11 +6,13 @@
 //!   directly), a [`BufferedSink`] over any `io::Write`, or a [`DirectSink`] that writes through.
 //! - [`Limits`]: the bounds every decoder enforces on lengths, counts and nesting.
 
+mod ahead;
 mod limits;
 mod sink;
 mod source;
 pub(crate) mod varint;
 
+pub use ahead::read_ahead;
 pub use limits::Limits;
 pub(crate) use sink::flush_retrying;
 pub use sink::{BlockingSink, BufferedSink, DirectSink, Sink};

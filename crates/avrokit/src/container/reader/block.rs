@@ -225,6 +225,7 @@ impl<'b, F> BlockRecords<'b, F> {
                 left: header.count,
                 record: 0,
                 header,
+                ahead: 0,
             },
             limits,
             in_file,
@@ -254,6 +255,7 @@ where
         if self.cur.left == 0 {
             return None;
         }
+        crate::io::read_ahead(self.data, self.cur.pos, &mut self.cur.ahead);
         let c = self.cur;
         let data: &'b [u8] = self.data;
         let mut dec = Decoder::from_slice(&data[c.pos..]).with_limits(self.limits);

@@ -120,6 +120,8 @@ struct Current {
     /// The index of the next record in the block.
     record: u64,
     header: BlockHeader,
+    /// The first byte not yet asked of the CPU ([`crate::io::read_ahead`]).
+    ahead: usize,
 }
 
 /// Reads an Avro object container file: its header, then its records as [`Value`]s.
@@ -249,6 +251,7 @@ impl<'a, R: Read> Reader<'a, R> {
                 left: 0,
                 record: 0,
                 header: *framer.current(),
+                ahead: 0,
             },
             framer,
             header,
@@ -618,6 +621,7 @@ impl<'a, R: Read> Reader<'a, R> {
             left: h.count,
             record: 0,
             header: h,
+            ahead: 0,
         };
         Ok(true)
     }
@@ -667,6 +671,7 @@ impl<'a, R: Read> Reader<'a, R> {
             left: h.count,
             record: 0,
             header: h,
+            ahead: 0,
         };
         Ok(true)
     }

@@ -121,6 +121,7 @@ impl Cursor {
             left: h.count,
             record: 0,
             header: *h,
+            ahead: 0,
         })
     }
 
@@ -159,6 +160,7 @@ impl Cursor {
         in_file: bool,
         f: impl FnOnce(&mut Decoder<'de>) -> Result<T>,
     ) -> Result<T> {
+        crate::io::read_ahead(&data[..self.0.end], self.0.pos, &mut self.0.ahead);
         let c = self.0;
         let mut dec = Decoder::from_slice(&data[c.pos..c.end]).with_limits(limits);
         let v = match f(&mut dec) {
