@@ -5,6 +5,7 @@
 //! - [`Sink`]: where an [`Encoder`](crate::Encoder) writes to: a `Vec<u8>` (appended to
 //!   directly), a [`BufferedSink`] over any `io::Write`, or a [`DirectSink`] that writes through.
 //! - [`Limits`]: the bounds every decoder enforces on lengths, counts and nesting.
+//! - [`read_ahead`]: asks the CPU for a block's bytes ahead of the record being decoded.
 
 mod ahead;
 mod limits;
