@@ -256,14 +256,16 @@ where
             return None;
         }
         crate::io::read_ahead(self.data, self.cur.pos, &mut self.cur.ahead);
-        let c = self.cur;
+        // Not a copy of the whole `Current`: see `Cursor::read` (the stores of the last
+        // record's step would stall it). The error paths read `self.cur`, still as it was.
         let data: &'b [u8] = self.data;
-        let mut dec = Decoder::from_slice(&data[c.pos..]).with_limits(self.limits);
+        let mut dec = Decoder::from_slice(&data[self.cur.pos..]).with_limits(self.limits);
         let v = match (self.f)(&mut dec) {
             Ok(v) => v,
             Err(e) => {
+                let e = record_error(e, &self.cur, self.in_file);
                 self.cur.left = 0;
-                return Some(Err(record_error(e, &c, self.in_file)));
+                return Some(Err(e));
             }
         };
         self.cur.pos += dec.offset() as usize;
@@ -271,7 +273,7 @@ where
         self.cur.record += 1;
         if self.cur.left == 0 && self.cur.pos != self.cur.end {
             return Some(Err(records_end_early(
-                &c.header,
+                &self.cur.header,
                 self.cur.pos,
                 self.cur.end,
             )));

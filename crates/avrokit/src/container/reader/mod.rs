@@ -467,17 +467,19 @@ impl<'a, R: Read> Reader<'a, R> {
                 return Ok(None);
             }
         }
-        let c = self.cur;
-        let bytes = block_bytes(&self.input, &self.data, &c);
+        // Not a copy of the whole `Current`: see `Cursor::read` (the stores of the last
+        // record's step would stall it). The error paths read `self.cur`, still as it was.
+        let bytes = block_bytes(&self.input, &self.data, &self.cur);
         let mut dec = Decoder::from_slice(bytes).with_limits(self.limits);
         let result = f(&mut dec, &mut *self.datum);
         let used = dec.offset() as usize;
         let v = match result {
             Ok(v) => v,
             Err(e) => {
+                let e = record_error(e, &self.cur, self.codec == Codec::Null);
                 self.done = true;
                 self.cur.left = 0;
-                return Err(record_error(e, &c, self.codec == Codec::Null));
+                return Err(e);
             }
         };
         self.cur.pos += used;
@@ -485,9 +487,9 @@ impl<'a, R: Read> Reader<'a, R> {
         self.cur.record += 1;
         if self.cur.left == 0 && self.cur.pos != self.cur.end {
             self.done = true;
-            let start = data_start(&c) as usize;
+            let start = data_start(&self.cur) as usize;
             return Err(records_end_early(
-                &c.header,
+                &self.cur.header,
                 self.cur.pos - start,
                 self.cur.end - start,
             ));
