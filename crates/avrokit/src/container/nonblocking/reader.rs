@@ -384,6 +384,7 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
     }
 
     /// The next record as a [`Value`] (the poll behind `next` and `into_stream`).
+    #[inline(always)]
     fn poll_value(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<Value>>> {
         match self.poll_record(cx) {
             Poll::Ready(Ok(true)) => {
@@ -470,7 +471,7 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
                     self.decoding = Some(decoding);
                     self.raw = raw;
                     loaded.map(|(h, len)| {
-                        self.cur = Cursor::new(&h, len);
+                        self.cur = Cursor::in_cache(&h, len);
                         true
                     })
                 }
@@ -544,7 +545,7 @@ impl<R: AsyncRead + Unpin> AsyncReader<R> {
             return Poll::Ready(Err(self.lost()));
         };
         Poll::Ready(decoding.load(&h, &self.raw).map(|data| {
-            self.cur = Cursor::new(&h, data.len());
+            self.cur = Cursor::in_cache(&h, data.len());
             true
         }))
     }
