@@ -134,6 +134,80 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         Ok(())
     }
 
+    /// As [`Decoder::read_array`], each item read in its place: `blank()` is pushed and `into`
+    /// reads over it. A reader that builds its values where they go (the `Value` reader's
+    /// leaves) then never returns one: a value returned and pushed is written piecewise and
+    /// read back whole at once, a load the CPU cannot forward from those stores.
+    ///
+    /// # Errors
+    /// As [`Decoder::read_array`]; the failing item's slot is removed.
+    #[inline(always)]
+    pub(crate) fn read_array_in_place<T>(
+        &mut self,
+        zero_size_mem: impl Fn() -> Option<usize>,
+        out: &mut Vec<T>,
+        blank: impl Fn() -> T,
+        mut into: impl FnMut(&mut Self, &mut T) -> Result<()>,
+    ) -> Result<()> {
+        self.enter()?;
+        let mut blocks = Blocks::default();
+        loop {
+            let count = self.next_block(&mut blocks, || array_items::<T>(&zero_size_mem))?;
+            if count == 0 {
+                break;
+            }
+            out.reserve(count.min(RESERVE_MAX) as usize);
+            for _ in 0..count {
+                out.push(blank());
+                let n = out.len() - 1;
+                if let Err(e) = out.last_mut().map_or(Ok(()), |slot| into(self, slot)) {
+                    out.truncate(n);
+                    return Err(in_index(e, n));
+                }
+            }
+        }
+        self.leave();
+        Ok(())
+    }
+
+    /// As [`Decoder::read_map`], each value read in its place, as
+    /// [`Decoder::read_array_in_place`] reads items.
+    ///
+    /// # Errors
+    /// As [`Decoder::read_map`]; the failing entry is removed.
+    #[inline(always)]
+    pub(crate) fn read_map_in_place<T>(
+        &mut self,
+        out: &mut Vec<(String, T)>,
+        blank: impl Fn() -> T,
+        mut into: impl FnMut(&mut Self, &mut T) -> Result<()>,
+    ) -> Result<()> {
+        self.enter()?;
+        let mut blocks = Blocks::default();
+        loop {
+            let count = self.next_block(&mut blocks, map_items::<T>)?;
+            if count == 0 {
+                break;
+            }
+            out.reserve(count.min(RESERVE_MAX) as usize);
+            for _ in 0..count {
+                // Not `read_string`: see `read_map`.
+                let key = self.read_str()?.to_owned();
+                out.push((key, blank()));
+                let n = out.len() - 1;
+                if let Some((k, slot)) = out.last_mut() {
+                    if let Err(e) = into(self, slot) {
+                        let e = in_key(e, k);
+                        out.truncate(n);
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        self.leave();
+        Ok(())
+    }
+
     /// Reads an array over the items of `out`, reusing them: `into` overwrites an existing
     /// item, `read` makes the items beyond them, and `out` is cut to the array's length.
     ///

@@ -355,3 +355,35 @@ fn resolved_into_equals_fresh() {
     // Identity plans read with the reader's schema.
     check_resolved(ALL, ALL, &[all(2), all(1), all(3)]);
 }
+
+/// A bad item in the middle of an array or map: the error names it, and the items built in
+/// place before it do not leak into a later read (the fresh and reused reads agree).
+#[test]
+fn a_bad_item_is_named_by_its_index_or_key() {
+    let sc = schema(
+        r#"{"type":"record","name":"R","fields":[
+            {"name":"a","type":{"type":"array","items":{"type":"enum","name":"E","symbols":["X","Y"]}}},
+            {"name":"m","type":{"type":"map","values":["null",{"type":"record","name":"P","fields":[
+                {"name":"e","type":"E"}]}]}}]}"#,
+    );
+    // a: [X, Y, symbol 5]; then the same with a good array and a map whose "k1" is bad.
+    let bad_array = [0x06, 0x00, 0x02, 0x0a, 0x00];
+    let mut dec = Decoder::from_slice(&bad_array);
+    let e = read_value(&mut dec, &sc).expect_err("symbol 5 of 2");
+    assert_eq!(e.path(), "R.a[2]", "{e}");
+    let mut v = Value::Null;
+    let e2 = read_value_into(&mut Decoder::from_slice(&bad_array), &sc, &mut v).unwrap_err();
+    assert!(same_error(&e, &e2), "{e} != {e2}");
+
+    let bad_map = [
+        0x02, 0x02, 0x00, // a: [Y]
+        0x04, 0x04, b'k', b'0', 0x02, 0x00, // "k0": P{X}
+        0x04, b'k', b'1', 0x02, 0x0c, 0x00, // "k1": P{symbol 6}
+    ];
+    let e = read_value(&mut Decoder::from_slice(&bad_map), &sc).expect_err("symbol 6 of 2");
+    assert!(e.path().starts_with("R.m"), "{e}");
+    assert!(e.path().contains("k1"), "{e}");
+    assert!(!e.path().contains("k0"), "{e}");
+    let e2 = read_value_into(&mut Decoder::from_slice(&bad_map), &sc, &mut v).unwrap_err();
+    assert!(same_error(&e, &e2), "{e} != {e2}");
+}
