@@ -73,12 +73,11 @@
 //! # Performance
 //! When the two schemas have the same Parsing Canonical Form the plan reads with the reader's
 //! schema directly, exactly as [`read_value`](crate::value::read_value) does. Otherwise each
-//! record's fields are read in writer order and pushed into a vector sized once, the defaults
-//! cloned after them, and a few swaps computed at compile time put reordered fields in their
-//! place; writer-only fields of a constant encoded size are skipped in one jump. Measured with
-//! callgrind on Java Perf's six-field record: a promoting plan costs 5% more instructions than
-//! `read_value` with the writer's schema, a reordering one 13% more (reader-only string fields
-//! cost what cloning their default costs).
+//! record's fields are read in writer order, each straight into its reader position in a
+//! vector sized once, and the defaults are cloned into theirs; writer-only fields of a
+//! constant encoded size are skipped in one jump. (The serde reader instead pushes in writer
+//! order and applies a few swaps computed at compile time.) Reader-only string fields cost
+//! what cloning their default costs.
 //!
 //! # Error handling
 //! Compile errors are [`ErrorKind::Resolution`](crate::ErrorKind::Resolution) with the schema

@@ -18,7 +18,8 @@ use crate::decode::Decoder;
 use crate::error::{Error, ErrorKind, Result};
 use crate::io::Source;
 use crate::value::decode::{
-    assign_clone, in_field, read_branch, set_bytes, set_fixed, set_plain, set_scalar, set_string,
+    assign_clone, in_field, nulls, put, read_branch, set_bytes, set_fixed, set_plain, set_scalar,
+    set_string,
 };
 use crate::value::{read_value, read_value_into, Value};
 
@@ -142,63 +143,106 @@ fn in_root(e: Error, p: &PlanInner) -> Error {
     }
 }
 
-/// The value of a common leaf op (primitives and promotions without a logical type, enums), or
-/// `None` for any other op, which the caller runs out of line.
+/// Runs a common leaf op (primitives and promotions without a logical type, enums) and hands
+/// its value to `put`; `None` (nothing read) for any other op, which the caller runs out of
+/// line. As the `Value` reader's `leaf_then`: `put` is inlined into each arm, so a value
+/// stored in a slot or a box is built there, not returned and copied (a copy that waits on
+/// the stores that built it).
 #[inline(always)]
-fn try_leaf<'de, S: Source<'de>>(
+fn leaf_then<'de, S: Source<'de>, R>(
     dec: &mut Decoder<'de, S>,
     p: &PlanInner,
     op: &Op,
-) -> Result<Option<Value>> {
+    put: impl FnOnce(Value) -> R,
+) -> Result<Option<R>> {
     Ok(Some(match op {
-        Op::Null => Value::Null,
-        Op::Boolean => Value::Boolean(dec.read_boolean()?),
-        Op::Int(IntOut::Int) => Value::Int(dec.read_int()?),
-        Op::IntToLong(LongOut::Long) => Value::Long(i64::from(dec.read_int()?)),
-        Op::IntToDouble => Value::Double(f64::from(dec.read_int()?)),
-        Op::Long(LongOut::Long) => Value::Long(dec.read_long()?),
-        Op::Float => Value::Float(dec.read_float()?),
-        Op::Double => Value::Double(dec.read_double()?),
-        Op::String(StringOut::String) => Value::String(dec.read_str()?.to_owned()),
-        Op::Enum(e) => Value::Enum(e.read(dec, p)?),
+        Op::Null => put(Value::Null),
+        Op::Boolean => put(Value::Boolean(dec.read_boolean()?)),
+        Op::Int(IntOut::Int) => put(Value::Int(dec.read_int()?)),
+        Op::IntToLong(LongOut::Long) => put(Value::Long(i64::from(dec.read_int()?))),
+        Op::IntToDouble => put(Value::Double(f64::from(dec.read_int()?))),
+        Op::Long(LongOut::Long) => put(Value::Long(dec.read_long()?)),
+        Op::Float => put(Value::Float(dec.read_float()?)),
+        Op::Double => put(Value::Double(dec.read_double()?)),
+        Op::String(StringOut::String) => put(Value::String(dec.read_str()?.to_owned())),
+        Op::Enum(e) => put(Value::Enum(e.read(dec, p)?)),
         _ => return Ok(None),
     }))
 }
 
-/// Runs op `id`: the common leaves, and unions of them, inline; anything else out of line.
+/// Runs op `id` (a writer value that is not inside a union branch of it) into a union box:
+/// `Value::Union(index, ..)` with the value built in the box.
+#[inline(always)]
+fn wrap_inline<'de, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    p: &PlanInner,
+    index: u32,
+    id: OpId,
+) -> Result<Value> {
+    // The box first, so that the value is built in it.
+    let mut inner = Box::new(Value::Null);
+    if leaf_then(dec, p, &p.ops[id as usize], |v| put(&mut inner, v))?.is_none() {
+        put(&mut inner, read_op(dec, p, id)?);
+    }
+    Ok(Value::Union(index, inner))
+}
+
+/// Runs op `id` into `slot` (a [`Value::Null`]): the common leaves, and unions of them, built
+/// in place; anything else out of line.
+#[inline(always)]
+fn op_put<'de, S: Source<'de>>(
+    dec: &mut Decoder<'de, S>,
+    p: &PlanInner,
+    id: OpId,
+    slot: &mut Value,
+) -> Result<()> {
+    let op = &p.ops[id as usize];
+    if leaf_then(dec, p, op, |v| put(slot, v))?.is_some() {
+        return Ok(());
+    }
+    match op {
+        // A writer union read as a reader union, branch by branch.
+        Op::Union(branches) => {
+            let i = read_branch(dec, branches)?;
+            let branch = branches[i as usize];
+            dec.enter()?;
+            match &p.ops[branch as usize] {
+                Op::Wrap { index, op } => put(slot, wrap_inline(dec, p, *index, *op)?),
+                op => {
+                    if leaf_then(dec, p, op, |v| put(slot, v))?.is_none() {
+                        put(slot, read_op(dec, p, branch)?);
+                    }
+                }
+            }
+            dec.leave();
+        }
+        Op::Wrap { index, op } => put(slot, wrap_inline(dec, p, *index, *op)?),
+        _ => put(slot, read_op(dec, p, id)?),
+    }
+    Ok(())
+}
+
+/// Stores a clone of `v` (a default) in `slot` (a [`Value::Null`]): a string's or bytes'
+/// clone is built in the slot, where a whole `Value` returned by `clone` would be copied.
+#[inline(always)]
+fn put_clone(slot: &mut Value, v: &Value) {
+    match v {
+        Value::String(s) => put(slot, Value::String(s.clone())),
+        Value::Bytes(b) => put(slot, Value::Bytes(b.clone())),
+        v => put(slot, v.clone()),
+    }
+}
+
+/// Runs op `id` as [`op_put`] does, and returns its value.
 #[inline(always)]
 fn op_inline<'de, S: Source<'de>>(
     dec: &mut Decoder<'de, S>,
     p: &PlanInner,
     id: OpId,
 ) -> Result<Value> {
-    let op = &p.ops[id as usize];
-    if let Some(v) = try_leaf(dec, p, op)? {
-        return Ok(v);
-    }
-    match op {
-        // A writer union read as a reader union, branch by branch.
-        Op::Union(branches) => {
-            let i = read_branch(dec, branches)?;
-            dec.enter()?;
-            let v = match &p.ops[branches[i as usize] as usize] {
-                Op::Wrap { index, op } => {
-                    let v = match try_leaf(dec, p, &p.ops[*op as usize])? {
-                        Some(v) => v,
-                        None => read_op(dec, p, *op)?,
-                    };
-                    Value::Union(*index, Box::new(v))
-                }
-                op => match try_leaf(dec, p, op)? {
-                    Some(v) => v,
-                    None => read_op(dec, p, branches[i as usize])?,
-                },
-            };
-            dec.leave();
-            Ok(v)
-        }
-        _ => read_op(dec, p, id),
-    }
+    let mut v = Value::Null;
+    op_put(dec, p, id, &mut v)?;
+    Ok(v)
 }
 
 /// Runs op `id`.
@@ -231,46 +275,44 @@ fn read_op<'de, S: Source<'de>>(
             zero_size_items,
         } => {
             let mut items = Vec::new();
-            dec.read_array(
+            dec.read_array_in_place(
                 || zero_size_mem(p, *item, *zero_size_items),
                 &mut items,
-                |dec| op_inline(dec, p, *item),
+                || Value::Null,
+                |dec, slot| op_put(dec, p, *item, slot),
             )?;
             Value::Array(items)
         }
         Op::Map(values) => {
             let mut entries = Vec::new();
-            dec.read_map(&mut entries, |dec| op_inline(dec, p, *values))?;
+            dec.read_map_in_place(
+                &mut entries,
+                || Value::Null,
+                |dec, slot| op_put(dec, p, *values, slot),
+            )?;
             Value::Map(entries)
         }
         Op::Record(rec) => {
             dec.enter()?;
-            let mut fields = Vec::with_capacity(rec.len as usize);
+            // Each writer field read straight into its reader position (the plan's positions
+            // are within `len`), then the defaults into theirs.
+            let mut fields = nulls(rec.len as usize);
             for (k, step) in rec.steps.iter().enumerate() {
                 let res = match step {
-                    Step::Read { op, .. } => op_inline(dec, p, *op).map(|v| fields.push(v)),
+                    Step::Read { op, to } => op_put(dec, p, *op, &mut fields[*to as usize]),
                     Step::Skip(s) => skip(dec, p, *s),
                 };
                 if let Err(e) = res {
                     return Err(in_field(e, &rec.names[k]));
                 }
             }
-            fields.extend(rec.defaults.iter().map(|d| d.value.clone()));
-            // Writer order (then the defaults) to reader order.
-            for &(i, j) in rec.swaps.iter() {
-                fields.swap(i as usize, j as usize);
+            for d in rec.defaults.iter() {
+                put_clone(&mut fields[d.pos as usize], &d.value);
             }
             dec.leave();
             Value::Record(fields)
         }
-        Op::Union(branches) => {
-            let i = read_branch(dec, branches)?;
-            dec.enter()?;
-            let v = op_inline(dec, p, branches[i as usize])?;
-            dec.leave();
-            v
-        }
-        Op::Wrap { index, op } => Value::Union(*index, Box::new(op_inline(dec, p, *op)?)),
+        Op::Union(_) | Op::Wrap { .. } => op_inline(dec, p, id)?,
         Op::Fail(f) => return Err(f.error(dec.offset())),
         Op::Pending => return Err(pending()),
     })
@@ -282,7 +324,7 @@ fn pending() -> Error {
     Error::new(ErrorKind::Resolution, "internal: unfinished plan")
 }
 
-/// Runs a common leaf op (as [`try_leaf`]) into `slot`; false for any other op, which the
+/// Runs a common leaf op (as [`leaf_then`]) into `slot`; false for any other op, which the
 /// caller runs out of line.
 #[inline(always)]
 fn try_leaf_into<'de, S: Source<'de>>(

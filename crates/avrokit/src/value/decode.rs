@@ -124,14 +124,14 @@ fn leaf_then<'de, S: Source<'de>, R>(
 /// between building `v` and storing it (a `*slot = v` would call the drop glue first, and `v`
 /// would wait for it on the stack). See [`leaf_then`].
 #[inline(always)]
-fn put(slot: &mut Value, v: Value) {
+pub(crate) fn put(slot: &mut Value, v: Value) {
     debug_assert!(matches!(slot, Value::Null));
     std::mem::forget(std::mem::replace(slot, v));
 }
 
 /// `n` [`Value::Null`]s, for the fields of a record to be [`put`] in their places.
 #[inline(always)]
-fn nulls(n: usize) -> Vec<Value> {
+pub(crate) fn nulls(n: usize) -> Vec<Value> {
     let mut v = Vec::with_capacity(n);
     v.resize_with(n, || Value::Null);
     v
