@@ -102,6 +102,32 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         self.check_items(seen.saturating_add(count), 0, items.mem)
     }
 
+    /// The loop of the readers that append an array's items or a map's entries to `out`:
+    /// each block's count checked against `cost` (see [`Decoder::next_block`]), room reserved
+    /// for its items (at most [`RESERVE_MAX`] at a time), and `item` run once per item.
+    #[inline(always)]
+    fn append_blocks<T>(
+        &mut self,
+        cost: impl Fn() -> ItemCost,
+        out: &mut Vec<T>,
+        mut item: impl FnMut(&mut Self, &mut Vec<T>) -> Result<()>,
+    ) -> Result<()> {
+        self.enter()?;
+        let mut blocks = Blocks::default();
+        loop {
+            let count = self.next_block(&mut blocks, &cost)?;
+            if count == 0 {
+                break;
+            }
+            out.reserve(count.min(RESERVE_MAX) as usize);
+            for _ in 0..count {
+                item(self, out)?;
+            }
+        }
+        self.leave();
+        Ok(())
+    }
+
     /// Reads an array, one nesting level deep, appending its items to `out` with `read`.
     /// `zero_size_mem` says what an item costs when the items take no bytes on the wire
     /// (see [`ItemCost`]); it is asked once per block.
@@ -115,23 +141,14 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         out: &mut Vec<T>,
         mut read: impl FnMut(&mut Self) -> Result<T>,
     ) -> Result<()> {
-        self.enter()?;
-        let mut blocks = Blocks::default();
-        loop {
-            let count = self.next_block(&mut blocks, || array_items::<T>(&zero_size_mem))?;
-            if count == 0 {
-                break;
+        let cost = || array_items::<T>(&zero_size_mem);
+        self.append_blocks(cost, out, |dec, out| match read(dec) {
+            Ok(v) => {
+                out.push(v);
+                Ok(())
             }
-            out.reserve(count.min(RESERVE_MAX) as usize);
-            for _ in 0..count {
-                match read(self) {
-                    Ok(v) => out.push(v),
-                    Err(e) => return Err(in_index(e, out.len())),
-                }
-            }
-        }
-        self.leave();
-        Ok(())
+            Err(e) => Err(in_index(e, out.len())),
+        })
     }
 
     /// As [`Decoder::read_array`], each item read in its place: `blank()` is pushed and `into`
@@ -149,25 +166,18 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         blank: impl Fn() -> T,
         mut into: impl FnMut(&mut Self, &mut T) -> Result<()>,
     ) -> Result<()> {
-        self.enter()?;
-        let mut blocks = Blocks::default();
-        loop {
-            let count = self.next_block(&mut blocks, || array_items::<T>(&zero_size_mem))?;
-            if count == 0 {
-                break;
-            }
-            out.reserve(count.min(RESERVE_MAX) as usize);
-            for _ in 0..count {
-                out.push(blank());
-                let n = out.len() - 1;
-                if let Err(e) = out.last_mut().map_or(Ok(()), |slot| into(self, slot)) {
+        let cost = || array_items::<T>(&zero_size_mem);
+        self.append_blocks(cost, out, |dec, out| {
+            out.push(blank());
+            let n = out.len() - 1;
+            match out.last_mut().map_or(Ok(()), |slot| into(dec, slot)) {
+                Ok(()) => Ok(()),
+                Err(e) => {
                     out.truncate(n);
-                    return Err(in_index(e, n));
+                    Err(in_index(e, n))
                 }
             }
-        }
-        self.leave();
-        Ok(())
+        })
     }
 
     /// As [`Decoder::read_map`], each value read in its place, as
@@ -182,30 +192,20 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         blank: impl Fn() -> T,
         mut into: impl FnMut(&mut Self, &mut T) -> Result<()>,
     ) -> Result<()> {
-        self.enter()?;
-        let mut blocks = Blocks::default();
-        loop {
-            let count = self.next_block(&mut blocks, map_items::<T>)?;
-            if count == 0 {
-                break;
-            }
-            out.reserve(count.min(RESERVE_MAX) as usize);
-            for _ in 0..count {
-                // Not `read_string`: see `read_map`.
-                let key = self.read_str()?.to_owned();
-                out.push((key, blank()));
-                let n = out.len() - 1;
-                if let Some((k, slot)) = out.last_mut() {
-                    if let Err(e) = into(self, slot) {
-                        let e = in_key(e, k);
-                        out.truncate(n);
-                        return Err(e);
-                    }
+        self.append_blocks(map_items::<T>, out, |dec, out| {
+            // Not `read_string`: see `read_map`.
+            let key = dec.read_str()?.to_owned();
+            out.push((key, blank()));
+            let n = out.len() - 1;
+            if let Some((k, slot)) = out.last_mut() {
+                if let Err(e) = into(dec, slot) {
+                    let e = in_key(e, k);
+                    out.truncate(n);
+                    return Err(e);
                 }
             }
-        }
-        self.leave();
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Reads an array over the items of `out`, reusing them: `into` overwrites an existing
@@ -263,26 +263,18 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         out: &mut Vec<(String, T)>,
         mut read: impl FnMut(&mut Self) -> Result<T>,
     ) -> Result<()> {
-        self.enter()?;
-        let mut blocks = Blocks::default();
-        loop {
-            let count = self.next_block(&mut blocks, map_items::<T>)?;
-            if count == 0 {
-                break;
-            }
-            out.reserve(count.min(RESERVE_MAX) as usize);
-            for _ in 0..count {
-                // Not `read_string`: a call more to it here made LLVM stop inlining it into
-                // other callers (10% more instructions in a loop of `read_string`, callgrind).
-                let key = self.read_str()?.to_owned();
-                match read(self) {
-                    Ok(v) => out.push((key, v)),
-                    Err(e) => return Err(in_key(e, &key)),
+        self.append_blocks(map_items::<T>, out, |dec, out| {
+            // Not `read_string`: a call more to it here made LLVM stop inlining it into
+            // other callers (10% more instructions in a loop of `read_string`, callgrind).
+            let key = dec.read_str()?.to_owned();
+            match read(dec) {
+                Ok(v) => {
+                    out.push((key, v));
+                    Ok(())
                 }
+                Err(e) => Err(in_key(e, &key)),
             }
-        }
-        self.leave();
-        Ok(())
+        })
     }
 
     /// Reads a map over the entries of `out`, reusing their keys and values as
