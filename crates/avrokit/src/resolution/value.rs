@@ -170,8 +170,8 @@ fn leaf_then<'de, S: Source<'de>, R>(
     }))
 }
 
-/// Runs op `id` (a writer value that is not inside a union branch of it) into a union box:
-/// `Value::Union(index, ..)` with the value built in the box.
+/// A reader union's branch `index` around op `id` (`Op::Wrap`): `Value::Union(index, ..)`,
+/// the box allocated first so that the op's value is built in it.
 #[inline(always)]
 fn wrap_inline<'de, S: Source<'de>>(
     dec: &mut Decoder<'de, S>,
@@ -179,7 +179,6 @@ fn wrap_inline<'de, S: Source<'de>>(
     index: u32,
     id: OpId,
 ) -> Result<Value> {
-    // The box first, so that the value is built in it.
     let mut inner = Box::new(Value::Null);
     if leaf_then(dec, p, &p.ops[id as usize], |v| put(&mut inner, v))?.is_none() {
         put(&mut inner, read_op(dec, p, id)?);
