@@ -486,8 +486,9 @@ fn resolution_reads_give_the_reader_shape() {
     );
 }
 
-/// The closing summary counts each test once, best row against best row, and the typed line
-/// only compares serde (or codec) rows with the peers' serde rows.
+/// The closing summary counts each test once, best row against best row; the typed line only
+/// compares serde (or codec) rows with the peers' serde rows, and the `Value` line avrokit's
+/// new-value rows (not the reused ones) with the peers' serde rows, at 1x.
 #[test]
 fn summary_counts_best_against_best() {
     use crate::harness::timing::{Measurement, Outcome, Row};
@@ -516,17 +517,25 @@ fn summary_counts_best_against_best() {
         // B: 0.5x, and no peer serde row, so not in the typed line.
         row("BWrite", Library::Avrokit, "Encoder", 2.0),
         row("BWrite", Library::ApacheAvro, "Value", 1.0),
-        // C: no peer at all: in neither line.
+        // D: the reused Value row is 2x the peer's serde row, the new-value row 0.5x.
+        row("DRead", Library::Avrokit, "Value", 2.0),
+        row("DRead", Library::Avrokit, "Value (reused)", 0.5),
+        row("DRead", Library::SerdeAvroFast, "serde", 1.0),
+        // C: no peer at all: in no line.
         row("CRead", Library::Avrokit, "Value", 1.0),
     ];
     let s = crate::report::summary(&rows).expect("a summary");
     let lines: Vec<&str> = s.lines().collect();
-    assert_eq!(lines.len(), 2, "{s}");
-    assert!(lines[0].contains("1 of 2 tests at >= 2x"), "{s}");
+    assert_eq!(lines.len(), 3, "{s}");
+    assert!(lines[0].contains("2 of 3 tests at >= 2x"), "{s}");
     assert!(lines[0].contains("lowest 0.50x (BWrite)"), "{s}");
     assert!(lines[1].contains("0 of 1 tests at >= 2x"), "{s}");
     assert!(lines[1].contains("lowest 1.50x (ARead)"), "{s}");
-    assert!(crate::report::summary(&rows[6..]).is_none());
+    // A's Value row is 3x the peer's serde row; D's new-value row 0.5x.
+    assert!(lines[2].starts_with("summary, Value: "), "{s}");
+    assert!(lines[2].contains("1 of 2 tests at >= 1x"), "{s}");
+    assert!(lines[2].contains("lowest 0.50x (DRead)"), "{s}");
+    assert!(crate::report::summary(&rows[9..]).is_none());
 }
 
 /// Every typed test has a runnable generated-codec row: the derived types' schemas are the
