@@ -285,7 +285,7 @@ pub fn summary(rows: &[Row]) -> Option<String> {
         return None;
     }
     let mut out = summary_line("every test: best avrokit row / best peer row", &all, 2.0);
-    for (what, ratios, target) in [
+    for (what, found, target) in [
         (
             "typed: best avrokit serde or codec row / best peer serde row",
             ratios(rows, typed, typed),
@@ -297,9 +297,9 @@ pub fn summary(rows: &[Row]) -> Option<String> {
             1.0,
         ),
     ] {
-        if !ratios.is_empty() {
+        if !found.is_empty() {
             out.push('\n');
-            out.push_str(&summary_line(what, &ratios, target));
+            out.push_str(&summary_line(what, &found, target));
         }
     }
     for line in container_lines(rows).into_iter().chain(arrow_lines(rows)) {
