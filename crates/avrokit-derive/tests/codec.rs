@@ -338,6 +338,75 @@ fn decode_into_reuses_and_overwrites() {
     assert_eq!(v.floats.capacity(), cap);
 }
 
+#[derive(AvroSchema, Debug, PartialEq)]
+#[avro(name = "Keyed")]
+struct KeyedRef<'a> {
+    counts: BTreeMap<&'a str, i64>,
+    notes: HashMap<Cow<'a, str>, &'a str>,
+    // Values that are not read through the traits (null second): the derive's own map code.
+    #[avro(schema = r#"{"type":"map","values":["int","null"]}"#)]
+    late: BTreeMap<&'a str, Option<i32>>,
+}
+
+#[derive(AvroSchema, Serialize, Debug, PartialEq)]
+#[serde(rename = "Keyed")]
+struct Keyed {
+    counts: BTreeMap<Box<str>, i64>,
+    notes: HashMap<String, String>,
+    #[avro(schema = r#"{"type":"map","values":["int","null"]}"#)]
+    late: BTreeMap<String, Option<i32>>,
+}
+
+#[test]
+fn map_keys_borrow_or_own_as_fields_do() {
+    let keyed = Keyed {
+        counts: [("b".into(), -2), ("a".into(), 1)].into_iter().collect(),
+        notes: [("k".into(), "v".to_owned())].into_iter().collect(),
+        late: [("x".into(), None), ("y".into(), Some(7))]
+            .into_iter()
+            .collect(),
+    };
+    let bytes = codec::to_datum_vec(&keyed).unwrap();
+    let serde_bytes =
+        avrokit::serde::to_datum_vec(&keyed, &SerPlan::compile(&Keyed::schema()).unwrap()).unwrap();
+    assert_eq!(bytes, serde_bytes);
+    // Owned keys of every pointer read back.
+    let mut dec = Decoder::from_reader(&bytes[..]);
+    let counts = BTreeMap::<Box<str>, i64>::decode(&mut dec).unwrap();
+    assert_eq!(counts, keyed.counts);
+    let notes = HashMap::<std::sync::Arc<str>, String>::decode(&mut dec).unwrap();
+    assert_eq!(notes.get("k").map(String::as_str), Some("v"));
+    assert_eq!(notes.len(), 1);
+    let small = codec::to_datum_vec(&BTreeMap::from([("r", 3i32)])).unwrap();
+    let rc: BTreeMap<std::rc::Rc<str>, i32> = codec::from_datum_reader(&small[..]).unwrap();
+    assert_eq!(rc.get("r"), Some(&3));
+
+    // Borrowed keys point into the input, through the traits and the derive's own map code.
+    let b: KeyedRef<'_> = codec::from_datum_slice(&bytes).unwrap();
+    assert_eq!(b.counts, BTreeMap::from([("a", 1), ("b", -2)]));
+    assert_eq!(b.notes.get("k"), Some(&"v"));
+    assert_eq!(b.late, BTreeMap::from([("x", None), ("y", Some(7))]));
+    let range = bytes.as_ptr_range();
+    assert!(b.counts.keys().all(|k| range.contains(&k.as_ptr())));
+    assert!(b.late.keys().all(|k| range.contains(&k.as_ptr())));
+    assert!(b.notes.keys().all(|k| matches!(k, Cow::Borrowed(_))));
+    assert_eq!(codec::to_datum_vec(&b).unwrap(), bytes);
+    // From a reader, a borrowed key is an error (not a hidden copy), and a `Cow` key copies.
+    let e = KeyedRef::decode(&mut Decoder::from_reader(&bytes[..])).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Data, "{e}");
+    let mut dec = Decoder::from_reader(&bytes[..]);
+    BTreeMap::<String, i64>::decode(&mut dec).unwrap();
+    let notes = HashMap::<Cow<'_, str>, String>::decode(&mut dec).unwrap();
+    assert!(notes.keys().all(|k| matches!(k, Cow::Owned(_))));
+    // A bad value names its key.
+    let mut bad = codec::to_datum_vec(&BTreeMap::from([("key", "v")])).unwrap();
+    let at = bad.len() - 2; // the value's one byte: not UTF-8
+    bad[at] = 0xff;
+    let e = codec::from_datum_slice::<BTreeMap<&str, &str>>(&bad).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Data, "{e}");
+    assert!(e.to_string().contains("key"), "{e}");
+}
+
 fn decode_err<T: for<'de> AvroDecode<'de> + Debug>(bytes: &[u8]) -> avrokit::Error {
     codec::from_datum_slice::<T>(bytes).unwrap_err()
 }

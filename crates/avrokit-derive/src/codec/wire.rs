@@ -60,8 +60,12 @@ const NO_CODEC: &[(&str, &str)] = &[
     ("IndexMap", "IndexMap"),
 ];
 
-/// Map key types the codec reads and writes (`From<String> + AsRef<str>`).
+/// Map key types the codec reads and writes (`AvroDecode + AsRef<str>`): the owned strings,
+/// and `&str` and `Cow`, which borrow from the input.
 fn string_key(key: &Type) -> bool {
+    if let Type::Reference(r) = key {
+        return matches!(&*r.elem, Type::Path(p) if p.path.is_ident("str"));
+    }
     matches!(path_parts(key), Some((k, _)) if matches!(k.as_str(), "String" | "Cow" | "Box" | "Arc" | "Rc"))
 }
 
@@ -299,7 +303,7 @@ pub(crate) fn wire(ty: &Type, bytes: bool, overlay: Option<&Json>) -> Result<Wir
             }
             ("HashMap" | "BTreeMap", [key, value, ..]) => {
                 if !string_key(key) {
-                    return Err("a map whose keys are not String".into());
+                    return Err("a map whose keys are not strings".into());
                 }
                 let w = wire(value, false, overlay.and_then(|o| o.get("values")))?;
                 if matches!(w, Wire::Trait) {

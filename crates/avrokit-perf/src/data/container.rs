@@ -122,8 +122,8 @@ pub struct MixedRef<'a> {
     pub u: Option<&'a str>,
     /// longs
     pub a: Vec<i64>,
-    /// ints by key (owned keys: map keys are not borrowed by the generated code)
-    pub m: BTreeMap<String, i32>,
+    /// ints by key, the keys borrowed
+    pub m: BTreeMap<&'a str, i32>,
     /// nested record
     pub n: InnerRef<'a>,
 }

@@ -333,19 +333,23 @@ pub fn encode_map<'a, S: Sink, K: AsRef<str> + 'a, V: 'a>(
     enc.write_map_end()
 }
 
-/// Reads a map into any map type through `read` for the values.
+/// Reads a map into any map type through `read` for the values. Keys are read as `K` reads a
+/// string (`&str` and `Cow<str>` borrow from the input).
 ///
 /// # Errors
 /// Those of `read` (with the entry's key), the block checks'.
 #[inline]
-pub fn decode_map<'de, S: Source<'de>, K: From<String>, V, M: Default + Extend<(K, V)>>(
+pub fn decode_map<'de, S, K, V, M>(
     dec: &mut Decoder<'de, S>,
     read: impl FnMut(&mut Decoder<'de, S>) -> Result<V>,
-) -> Result<M> {
-    let mut entries = Vec::new();
-    dec.read_map(&mut entries, read)?;
+) -> Result<M>
+where
+    S: Source<'de>,
+    K: AvroDecode<'de> + AsRef<str>,
+    M: Default + Extend<(K, V)>,
+{
     let mut out = M::default();
-    out.extend(entries.into_iter().map(|(k, v)| (K::from(k), v)));
+    super::items::decode_map_with(dec, read, |k: K, v| out.extend(std::iter::once((k, v))))?;
     Ok(out)
 }
 
@@ -354,12 +358,17 @@ pub fn decode_map<'de, S: Source<'de>, K: From<String>, V, M: Default + Extend<(
 /// # Errors
 /// As [`decode_map`], and a writer value the type cannot hold.
 #[inline]
-pub fn decode_map_resolved<'de, S: Source<'de>, K: From<String>, V, M: Default + Extend<(K, V)>>(
+pub fn decode_map_resolved<'de, S, K, V, M>(
     dec: &mut Decoder<'de, S>,
     rs: &Resolver,
     op: u32,
     mut read: impl FnMut(&mut Decoder<'de, S>, &Resolver, u32) -> Result<V>,
-) -> Result<M> {
+) -> Result<M>
+where
+    S: Source<'de>,
+    K: AvroDecode<'de> + AsRef<str>,
+    M: Default + Extend<(K, V)>,
+{
     let values = rs.map(dec, op)?;
     decode_map(dec, |d| read(d, rs, values))
 }

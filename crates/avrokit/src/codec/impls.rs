@@ -425,6 +425,31 @@ impl<'de: 'a, 'a> AvroDecode<'de> for Cow<'a, str> {
     }
 }
 
+// Boxed and shared strings (map keys among them): copied once from the input into their own
+// allocation, with no `String` in between.
+macro_rules! str_pointer {
+    ($($p:ident)*) => {$(
+        impl<'de> AvroDecode<'de> for $p<str> {
+            const RESOLVES: bool = true;
+            #[inline]
+            fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<$p<str>> {
+                Ok($p::from(dec.read_str()?))
+            }
+            #[inline]
+            fn decode_resolved<S: Source<'de>>(
+                dec: &mut Decoder<'de, S>,
+                rs: &Resolver,
+                op: u32,
+            ) -> Result<$p<str>> {
+                rs.string(dec, op)?;
+                Self::decode(dec)
+            }
+        }
+    )*};
+}
+
+str_pointer! { Box Rc Arc }
+
 /// `["null", T]`; when `T`'s own schema is a union, `["null", ...T's branches]` (a union cannot
 /// hold a union), so `T`'s branch `i` is this one's `i + 1`.
 impl<T: AvroEncode> AvroEncode for Option<T> {
@@ -738,8 +763,9 @@ impl<'de, const N: usize> AvroDecode<'de> for [u8; N] {
     }
 }
 
-/// Maps with string keys: `HashMap` and `BTreeMap` (the key bounds beyond `From<String>`, the
-/// hasher's).
+/// Maps with string keys: `HashMap` and `BTreeMap`. A key is any string type that reads as a
+/// field would (`String`, `Box<str>`, `Rc<str>`, `Arc<str>`, and `&str` or `Cow<str>`, which
+/// borrow from the input); the bounds after that are the map's own.
 macro_rules! map {
     ($($map:ident [$($h:ident)?] [$($kb:path),+] [$($hb:path)?];)*) => {$(
         impl<K: AsRef<str>, V: AvroEncode $(, $h)?> AvroEncode for $map<K, V $(, $h)?> {
@@ -751,7 +777,7 @@ macro_rules! map {
 
         impl<'de, K, V $(, $h)?> AvroDecode<'de> for $map<K, V $(, $h)?>
         where
-            K: From<String> $(+ $kb)+,
+            K: AvroDecode<'de> + AsRef<str> $(+ $kb)+,
             V: AvroDecode<'de>,
             $($h: $hb + Default,)?
         {
@@ -773,8 +799,8 @@ macro_rules! map {
                 decode_map_with(
                     dec,
                     |d| V::decode_resolved(d, rs, values),
-                    |k: String, v| {
-                        out.insert(K::from(k), v);
+                    |k: K, v| {
+                        out.insert(k, v);
                     },
                 )?;
                 Ok(out)
@@ -782,8 +808,8 @@ macro_rules! map {
             #[inline]
             fn decode_into<S: Source<'de>>(&mut self, dec: &mut Decoder<'de, S>) -> Result<()> {
                 self.clear();
-                decode_map(dec, |k: String, v| {
-                    self.insert(K::from(k), v);
+                decode_map(dec, |k: K, v| {
+                    self.insert(k, v);
                 })
             }
             #[inline]
@@ -798,8 +824,8 @@ macro_rules! map {
                 decode_map_with(
                     dec,
                     |d| V::decode_resolved(d, rs, values),
-                    |k: String, v| {
-                        self.insert(K::from(k), v);
+                    |k: K, v| {
+                        self.insert(k, v);
                     },
                 )
             }

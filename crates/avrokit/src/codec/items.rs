@@ -123,37 +123,47 @@ pub(crate) fn encode_map<'a, V: AvroEncode + 'a, S: Sink>(
     enc.write_map_end()
 }
 
-/// Reads a map, one nesting level deep, handing each entry to `put`.
+/// Reads a map, one nesting level deep, handing each entry to `put`. Keys are read as `K`
+/// reads a string, so `&str` and `Cow<str>` keys borrow from the input as fields do.
 #[inline]
-pub(crate) fn decode_map<'de, V: AvroDecode<'de>, S: Source<'de>>(
+pub(crate) fn decode_map<'de, K, V, S>(
     dec: &mut Decoder<'de, S>,
-    put: impl FnMut(String, V),
-) -> Result<()> {
+    put: impl FnMut(K, V),
+) -> Result<()>
+where
+    K: AvroDecode<'de> + AsRef<str>,
+    V: AvroDecode<'de>,
+    S: Source<'de>,
+{
     decode_map_with(dec, V::decode, put)
 }
 
 /// As [`decode_map`], each value read by `value`.
 #[inline]
-pub(crate) fn decode_map_with<'de, V, S: Source<'de>>(
+pub(crate) fn decode_map_with<'de, K, V, S>(
     dec: &mut Decoder<'de, S>,
     mut value: impl FnMut(&mut Decoder<'de, S>) -> Result<V>,
-    mut put: impl FnMut(String, V),
-) -> Result<()> {
+    mut put: impl FnMut(K, V),
+) -> Result<()>
+where
+    K: AvroDecode<'de> + AsRef<str>,
+    S: Source<'de>,
+{
     dec.enter()?;
     let mut blocks = Blocks::default();
     loop {
         let count = dec.next_block(&mut blocks, || ItemCost {
             zero_size_mem: None,
-            mem: size_of::<(String, V)>(),
+            mem: size_of::<(K, V)>(),
         })?;
         if count == 0 {
             break;
         }
         for _ in 0..count {
-            let key = dec.read_string()?;
+            let key = K::decode(dec)?;
             match value(dec) {
                 Ok(v) => put(key, v),
-                Err(e) => return Err(in_key(e, &key)),
+                Err(e) => return Err(in_key(e, key.as_ref())),
             }
         }
     }

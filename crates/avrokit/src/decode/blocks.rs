@@ -180,11 +180,12 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         })
     }
 
-    /// As [`Decoder::read_map`], each value read in its place, as
-    /// [`Decoder::read_array_in_place`] reads items.
+    /// Reads a map, one nesting level deep, appending its entries to `out`, each value read in
+    /// its place, as [`Decoder::read_array_in_place`] reads items.
     ///
     /// # Errors
-    /// As [`Decoder::read_map`]; the failing entry is removed.
+    /// As [`Decoder::next_block`], a key that is not a valid string, and the errors of `into`,
+    /// with the key of the failing entry; the failing entry is removed.
     #[inline(always)]
     pub(crate) fn read_map_in_place<T>(
         &mut self,
@@ -193,7 +194,8 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         mut into: impl FnMut(&mut Self, &mut T) -> Result<()>,
     ) -> Result<()> {
         self.append_blocks(map_items::<T>, out, |dec, out| {
-            // Not `read_string`: see `read_map`.
+            // Not `read_string`: a call more to it here made LLVM stop inlining it into other
+            // callers (10% more instructions in a loop of `read_string`, callgrind).
             let key = dec.read_str()?.to_owned();
             out.push((key, blank()));
             let n = out.len() - 1;
@@ -251,37 +253,13 @@ impl<'de, S: Source<'de>> Decoder<'de, S> {
         Ok(())
     }
 
-    /// Reads a map, one nesting level deep, appending its entries to `out` (values read with
-    /// `read`).
-    ///
-    /// # Errors
-    /// As [`Decoder::next_block`], a key that is not a valid string, and the errors of `read`,
-    /// with the key of the failing entry.
-    #[inline(always)]
-    pub(crate) fn read_map<T>(
-        &mut self,
-        out: &mut Vec<(String, T)>,
-        mut read: impl FnMut(&mut Self) -> Result<T>,
-    ) -> Result<()> {
-        self.append_blocks(map_items::<T>, out, |dec, out| {
-            // Not `read_string`: a call more to it here made LLVM stop inlining it into
-            // other callers (10% more instructions in a loop of `read_string`, callgrind).
-            let key = dec.read_str()?.to_owned();
-            match read(dec) {
-                Ok(v) => {
-                    out.push((key, v));
-                    Ok(())
-                }
-                Err(e) => Err(in_key(e, &key)),
-            }
-        })
-    }
-
     /// Reads a map over the entries of `out`, reusing their keys and values as
     /// [`Decoder::read_array_into`] does.
     ///
     /// # Errors
-    /// As [`Decoder::read_map`]; `out` then holds the entries before the failing one.
+    /// As [`Decoder::next_block`], a key that is not a valid string, and the errors of `read`
+    /// and `into`, with the key of the failing entry; `out` then holds the entries before the
+    /// failing one.
     #[inline(always)]
     pub(crate) fn read_map_into<T>(
         &mut self,

@@ -260,14 +260,14 @@ where
         // record's step would stall it). The error paths read `self.cur`, still as it was.
         let data: &'b [u8] = self.data;
         let mut dec = Decoder::from_slice(&data[self.cur.pos..]).with_limits(self.limits);
-        let v = match (self.f)(&mut dec) {
-            Ok(v) => v,
-            Err(e) => {
-                let e = record_error(e, &self.cur, self.in_file);
-                self.cur.left = 0;
-                return Some(Err(e));
-            }
-        };
+        // The result is returned as it came (not taken apart and rebuilt), so that a large `T`
+        // is written once, in place, rather than copied out of it and back.
+        let v = (self.f)(&mut dec);
+        if let Err(e) = v {
+            let e = record_error(e, &self.cur, self.in_file);
+            self.cur.left = 0;
+            return Some(Err(e));
+        }
         self.cur.pos += dec.offset() as usize;
         self.cur.left -= 1;
         self.cur.record += 1;
@@ -278,7 +278,7 @@ where
                 self.cur.end,
             )));
         }
-        Some(Ok(v))
+        Some(v)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
