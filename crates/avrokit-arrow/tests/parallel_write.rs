@@ -1,4 +1,5 @@
-//! Blocks compressed on several threads give the single-threaded file, byte for byte.
+//! Batches encoded and blocks compressed on several threads give the single-threaded file,
+//! byte for byte.
 
 use std::sync::Arc;
 
@@ -57,7 +58,7 @@ fn resync(file: &[u8], from: [u8; 16], to: [u8; 16]) -> Vec<u8> {
 }
 
 #[test]
-fn parallel_compression_writes_the_single_threaded_file() {
+fn threads_write_the_single_threaded_file() {
     let batches = batches();
     let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
     for codec in [Codec::DEFLATE, Codec::ZSTANDARD, Codec::Snappy, Codec::Null] {
@@ -81,6 +82,52 @@ fn parallel_compression_writes_the_single_threaded_file() {
                 .map(|b| b.unwrap().num_rows())
                 .sum();
             assert_eq!(back, rows);
+        }
+    }
+}
+
+/// A value that does not fit, in the last thread's run of a batch: the error names its row in
+/// the batch, and nothing of that batch reaches the file, as on one thread.
+#[test]
+fn a_bad_row_on_another_thread_writes_nothing_of_its_batch() {
+    use arrow_schema::{DataType, Field, Schema};
+    let avro = avrokit::Schema::parse_str(
+        r#"{"type":"record","name":"R","fields":[{"name":"id","type":"long"}]}"#,
+    )
+    .unwrap();
+    let schema = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true)]));
+    let good = RecordBatch::try_new(
+        schema.clone(),
+        vec![Arc::new(Int64Array::from_iter_values(0..5000)) as ArrayRef],
+    )
+    .unwrap();
+    let bad_row = 4321;
+    let ids: Vec<Option<i64>> = (0..5000).map(|i| (i != bad_row).then_some(i)).collect();
+    let bad = RecordBatch::try_new(
+        schema.clone(),
+        vec![Arc::new(Int64Array::from(ids)) as ArrayRef],
+    )
+    .unwrap();
+    for threads in [1, 2, 4] {
+        for codec in [Codec::Null, Codec::DEFLATE] {
+            let w = Writer::with_options(Vec::new(), &schema, Some(&avro), codec).unwrap();
+            let mut w = w.with_threads(threads).unwrap();
+            w.write(&good).unwrap();
+            let e = w.write(&bad).unwrap_err();
+            assert!(e.to_string().contains(&format!("row {bad_row}")), "{e}");
+            w.write(&good).unwrap();
+            let file = w.finish().unwrap();
+            let back: Vec<i64> = ReaderBuilder::new()
+                .build_slice(&file)
+                .unwrap()
+                .flat_map(|b| {
+                    let b = b.unwrap();
+                    let ids = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+                    ids.values().to_vec()
+                })
+                .collect();
+            let want: Vec<i64> = (0..5000).chain(0..5000).collect();
+            assert_eq!(back, want, "{threads} threads, {codec:?}");
         }
     }
 }

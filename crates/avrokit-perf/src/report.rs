@@ -324,8 +324,9 @@ fn fastest(rows: &[Row], test: &str, keep: &dyn Fn(&Row) -> bool) -> Option<(f64
 /// For each test with an arrow-avro row (the `-arrow` batch): avrokit's best row on one
 /// thread over arrow-avro's, with its M bytes/sec; the best multi-threaded row over arrow-avro's
 /// and over the one-thread row. Then one line against issue #19's numbers to reach: decoding
-/// at 2x arrow-avro on one thread and on several, encoding at 2x, a null-codec file decoded at
-/// 1 GB/s of datum bytes on one thread, and 1.7x from the threads.
+/// at 2x arrow-avro on one thread and on several, encoding at 2x (on one thread and on
+/// several), a null-codec file decoded at 1 GB/s of datum bytes on one thread, and 1.7x from
+/// the threads when decoding.
 fn arrow_lines(rows: &[Row]) -> Vec<String> {
     let mut tests: Vec<&str> = Vec::new();
     for r in rows {
@@ -334,8 +335,8 @@ fn arrow_lines(rows: &[Row]) -> Vec<String> {
         }
     }
     let ours = |r: &Row| r.library == Library::Avrokit;
-    let (mut decode1, mut decode_n, mut encode, mut gbs, mut scaling) =
-        ([0, 0], [0, 0], [0, 0], [0, 0], [0, 0]);
+    let (mut decode1, mut decode_n, mut encode, mut encode_n, mut gbs, mut scaling) =
+        ([0, 0], [0, 0], [0, 0], [0, 0], [0, 0], [0, 0]);
     let count = |tally: &mut [usize; 2], yes: bool| {
         tally[0] += usize::from(yes);
         tally[1] += 1;
@@ -369,14 +370,21 @@ fn arrow_lines(rows: &[Row]) -> Vec<String> {
                 .and_then(|r| r.api.split("(threads: ").nth(1))
                 .map_or("N", |n| n.trim_end_matches(')'));
             threads.get_or_insert(label.to_owned());
+            let what = if read { "" } else { "encode on " };
             let mut part = format!(
-                "threads: {label} {:.2}x arrow-avro ({mb:.0} MB/s)",
+                "{what}threads: {label} {:.2}x arrow-avro ({mb:.0} MB/s)",
                 e / peer
             );
-            count(&mut decode_n, e / peer >= 2.0);
+            count(
+                if read { &mut decode_n } else { &mut encode_n },
+                e / peer >= 2.0,
+            );
             if let Some((e1, _)) = one {
                 part.push_str(&format!(", {:.2}x 1 thread", e / e1));
-                count(&mut scaling, e / e1 >= 1.7);
+                // Issue #19 asks 1.7x of the threads for decoding only.
+                if read {
+                    count(&mut scaling, e / e1 >= 1.7);
+                }
             }
             parts.push(part);
         }
@@ -389,11 +397,12 @@ fn arrow_lines(rows: &[Row]) -> Vec<String> {
         let of = |x: [usize; 2]| format!("{} of {}", x[0], x[1]);
         out.push(format!(
             "summary, -arrow against issue #19: decode >= 2x arrow-avro on 1 thread {}, on \
-             {n} threads {}; encode >= 2x {}; null-codec decode >= 1 GB/s on 1 thread {}; \
-             threads: {n} >= 1.7x 1 thread {}",
+             {n} threads {}; encode >= 2x {}, on {n} threads {}; null-codec decode >= 1 GB/s \
+             on 1 thread {}; threads: {n} >= 1.7x 1 thread {}",
             of(decode1),
             of(decode_n),
             of(encode),
+            of(encode_n),
             of(gbs),
             of(scaling)
         ));

@@ -63,8 +63,8 @@ pub struct AvroOutArgs {
     pub schema: Option<PathBuf>,
     #[command(flatten)]
     pub codec: CodecArgs,
-    /// Threads compressing the Avro blocks (default: the number of CPUs, at most 8). The file
-    /// holds the same blocks in the same order whatever the number.
+    /// Threads encoding the batches and compressing the Avro blocks (default: the number of
+    /// CPUs, at most 8). The file holds the same blocks in the same order whatever the number.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..).map(usize::from))]
     pub threads: Option<usize>,
     /// The container file to write (`-`: stdout).

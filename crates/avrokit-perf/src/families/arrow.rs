@@ -189,7 +189,7 @@ fn arrow_test<T: Serialize + RefDatum>(
     let expect = reference.as_deref();
     let mut one = ours::read_row(&file, count, 1, column, expect);
     let mut peer = theirs::read_row(&file, count, column);
-    let many =
+    let mut many =
         (kind != Kind::Column).then(|| ours::read_row(&file, count, ctx.threads, None, expect));
     drop(reference);
     if kind == Kind::Null {
@@ -198,23 +198,30 @@ fn arrow_test<T: Serialize + RefDatum>(
         match ours::decode(&file, 1, None) {
             Ok(batches) => {
                 let batches = Rc::new(batches);
-                one = ours::with_write(one, batches.clone(), &test.bytes, count);
+                one = ours::with_write(one, batches.clone(), &test.bytes, count, 1);
+                if let Some(m) = many.take() {
+                    let threads = ctx.threads;
+                    many = Some(ours::with_write(
+                        m,
+                        batches.clone(),
+                        &test.bytes,
+                        count,
+                        threads,
+                    ));
+                }
                 peer = theirs::with_write(peer, batches, &test.bytes, count);
             }
             Err(e) => {
                 one.write = Side::NotApplicable(e.clone());
+                if let Some(m) = &mut many {
+                    m.write = Side::NotApplicable(e.clone());
+                }
                 peer.write = Side::NotApplicable(e);
             }
         }
     }
     test = test.with(one);
-    if let Some(mut many) = many {
-        if kind == Kind::Null {
-            many.write = Side::NotApplicable(
-                "the Writer's threads compress blocks, and the null codec has nothing to compress"
-                    .into(),
-            );
-        }
+    if let Some(many) = many {
         test = test.with(many);
     }
     test.with(peer)
@@ -348,6 +355,14 @@ mod tests {
                 batches.clone(),
                 &datums,
                 300,
+                1,
+            ),
+            ours::with_write(
+                Impl::new(Library::Avrokit, "arrow (threads: 2)"),
+                batches.clone(),
+                &datums,
+                300,
+                2,
             ),
             theirs::with_write(
                 Impl::new(Library::ArrowAvro, "Reader"),

@@ -110,14 +110,21 @@ pub fn read_row(
     }))
 }
 
-/// Adds the write row to `imp`: `batches` (of `count` records) encoded by a new `Writer` per cycle into a
-/// container file with the null codec; checked once: the file's datums are `datums`.
-pub fn with_write(imp: Impl, batches: Rc<Vec<RecordBatch>>, datums: &[u8], count: usize) -> Impl {
+/// Adds the write row to `imp`: `batches` (of `count` records) encoded on `threads` threads by
+/// a new `Writer` per cycle into a container file with the null codec; checked once: the
+/// file's datums are `datums`.
+pub fn with_write(
+    imp: Impl,
+    batches: Rc<Vec<RecordBatch>>,
+    datums: &[u8],
+    count: usize,
+    threads: usize,
+) -> Impl {
     let write = move |out: &mut Vec<u8>| -> BenchResult {
         let Some(first) = batches.first() else {
             return Err("no batches to write".into());
         };
-        let mut w = Writer::new(out, &first.schema())?;
+        let mut w = Writer::new(out, &first.schema())?.with_threads(threads)?;
         for b in batches.iter() {
             w.write(b)?;
         }
@@ -129,7 +136,12 @@ pub fn with_write(imp: Impl, batches: Rc<Vec<RecordBatch>>, datums: &[u8], count
         .map_err(|e| e.to_string())
         .and_then(|()| check_file(&file, datums, count));
     drop(file);
-    imp.write_api("arrow Writer").write(writer(move |out| {
+    let api = if threads > 1 {
+        format!("arrow Writer (threads: {threads})")
+    } else {
+        "arrow Writer".to_owned()
+    };
+    imp.write_api(api).write(writer(move |out| {
         if let Err(e) = &check {
             return Err(format!("check: {e}").into());
         }
