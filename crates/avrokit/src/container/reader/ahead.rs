@@ -1,8 +1,8 @@
 //! Decompressing the next block while the current one decodes: [`Prefetch`].
 //!
-//! A compressed file's reader reads the framing of block k+1 as soon as block k is loaded and
-//! hands its payload to one helper thread, which decompresses it while the caller decodes the
-//! records of block k. Reading stays on the caller's thread (the input need not be `Send`);
+//! A compressed file's reader reads the framing of the blocks after block k as soon as block k
+//! is loaded, up to [`DEPTH`] of them, and hands their payloads to one helper thread, which
+//! decompresses them while the caller decodes the records of block k. Reading stays on the caller's thread (the input need not be `Send`);
 //! only owned payloads cross. The helper starts once a file has given 1 MiB of decompressed
 //! data, so small files cost no thread; when no thread can be started the reader decompresses
 //! inline.
@@ -21,6 +21,12 @@ use crate::error::{Error, ErrorKind, Result};
 /// Decompressed bytes read inline before the helper thread starts: past this, the thread's
 /// start (tens of microseconds) is small next to the decompression it overlaps.
 const START_AFTER: usize = 1 << 20;
+
+/// Blocks handed to the helper and not taken back yet, at most. With one, the helper idled
+/// after each block until the reader took it and handed over the next, a thread wake-up each
+/// way per block; with several it runs from block to block. Memory: this many compressed and
+/// decompressed blocks.
+pub(super) const DEPTH: usize = 4;
 
 /// A payload to decompress into `out`.
 struct Job {
@@ -57,8 +63,8 @@ impl Drop for Worker {
 pub(super) struct Prefetch {
     enabled: bool,
     worker: Option<Worker>,
-    /// A block handed to the worker and not taken back yet.
-    pending: bool,
+    /// Blocks handed to the worker and not taken back yet (they come back in order).
+    pending: usize,
     /// A block read ahead but not handed over (no thread could start): decompressed inline.
     held: Option<(BlockHeader, Vec<u8>)>,
     /// An error reading ahead, given once the block before it is read.
@@ -89,7 +95,7 @@ impl Prefetch {
         Prefetch {
             enabled,
             worker: None,
-            pending: false,
+            pending: 0,
             held: None,
             error: None,
             eof: false,
@@ -117,11 +123,8 @@ impl Prefetch {
         max_alloc: usize,
         data: &mut Vec<u8>,
     ) -> Result<Next> {
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        if self.pending {
-            self.pending = false;
+        if self.pending > 0 {
+            self.pending -= 1;
             let worker = self.worker.as_mut().ok_or_else(gone)?;
             let mut done = worker.done.recv().map_err(|_| gone())?;
             self.spare_payload = std::mem::take(&mut done.payload);
@@ -138,6 +141,10 @@ impl Prefetch {
             r?;
             self.inlined(data.len());
             return Ok(Next::Ready(h));
+        }
+        // A framing error comes after the blocks read before it.
+        if let Some(e) = self.error.take() {
+            return Err(e);
         }
         if self.eof {
             return Ok(Next::End);
@@ -187,7 +194,7 @@ impl Prefetch {
             out: std::mem::take(&mut self.spare_out),
         };
         match jobs.send(job) {
-            Ok(()) => self.pending = true,
+            Ok(()) => self.pending += 1,
             Err(mpsc::SendError(job)) => {
                 self.worker = None;
                 self.held = Some((job.header, job.payload));
@@ -195,9 +202,15 @@ impl Prefetch {
         }
     }
 
+    /// True when the helper runs and has room for another block, and the framing may hold
+    /// one: the reader should read ahead again.
+    pub(super) fn wants_more(&self) -> bool {
+        (1..DEPTH).contains(&self.pending) && !self.eof && self.error.is_none()
+    }
+
     /// True when a block (or its framing error) has been read ahead of the current one.
     pub(super) fn has_block(&self) -> bool {
-        self.pending || self.held.is_some() || self.error.is_some()
+        self.pending > 0 || self.held.is_some() || self.error.is_some()
     }
 
     /// The payload of the block read ahead, undecompressed (for raw block reads), or its
@@ -206,8 +219,8 @@ impl Prefetch {
         if let Some(h) = self.held.take() {
             return Ok(Some(h));
         }
-        if self.pending {
-            self.pending = false;
+        if self.pending > 0 {
+            self.pending -= 1;
             let worker = self.worker.as_mut().ok_or_else(gone)?;
             let done = worker.done.recv().map_err(|_| gone())?;
             self.spare_out = done.out;
@@ -221,7 +234,9 @@ impl Prefetch {
 
     /// Forgets what was read ahead (the reader moves elsewhere); keeps the thread and buffers.
     pub(super) fn reset(&mut self) {
-        let _ = self.take_raw();
+        while self.pending > 0 {
+            let _ = self.take_raw();
+        }
         self.held = None;
         self.error = None;
         self.eof = false;
@@ -236,8 +251,8 @@ fn gone() -> Error {
 /// Starts the worker; `None` when the system cannot start a thread.
 fn start(codec: Codec, max_alloc: usize) -> Option<Worker> {
     let mut decompressor = Decompressor::new(codec).ok()?;
-    // One job queued while one runs: the reader is never more than two blocks ahead.
-    let (jobs_tx, jobs) = mpsc::sync_channel::<Job>(1);
+    // Room for every block the reader hands over: it never waits to hand one.
+    let (jobs_tx, jobs) = mpsc::sync_channel::<Job>(DEPTH);
     let (done_tx, done) = mpsc::channel::<Done>();
     let handle = thread::Builder::new()
         .name("avrokit-decompress".into())

@@ -55,12 +55,12 @@ impl ReaderBuilder {
         }
     }
 
-    /// Whether a compressed file's next block is decompressed on a helper thread while the
-    /// current one decodes (on by default). The thread starts once the file has given 1 MiB
-    /// of decompressed data, so small files never start one; reading stays on the caller's
-    /// thread. Turn it off
-    /// to keep a reader on exactly one thread (say, when many readers already run one per
-    /// core).
+    /// Whether a compressed file's next blocks (up to 4) are decompressed on a helper thread
+    /// while the current one decodes (on by default). The thread starts once the file has
+    /// given 1 MiB of decompressed data, so small files never start one; reading stays on the
+    /// caller's thread. The reader then holds up to 4 blocks more, compressed and
+    /// decompressed. Turn it off to keep a reader on exactly one thread (say, when many
+    /// readers already run one per core).
     #[must_use]
     pub fn with_decompress_ahead(mut self, yes: bool) -> ReaderBuilder {
         self.decompress_ahead = yes;

@@ -644,7 +644,8 @@ impl<'a, R: Read> Reader<'a, R> {
 
     /// [`load_block`](Self::load_block) for compressed blocks read ahead: takes the block the
     /// helper thread decompressed (or decompresses the first one here), then hands it the
-    /// next block's payload before this block's records are decoded.
+    /// payloads of the next blocks, up to `ahead::DEPTH` in its hands, before this block's
+    /// records are decoded.
     fn load_block_ahead(&mut self) -> Result<bool> {
         let max = self.limits.max_alloc;
         let h = match self.prefetch.take(self.codec, max, &mut self.data)? {
@@ -659,9 +660,14 @@ impl<'a, R: Read> Reader<'a, R> {
                 h
             }
         };
-        let payload = self.prefetch.payload_buffer();
-        let frame = self.next_owned_frame(payload);
-        self.prefetch.submit(frame, self.codec, max);
+        loop {
+            let payload = self.prefetch.payload_buffer();
+            let frame = self.next_owned_frame(payload);
+            self.prefetch.submit(frame, self.codec, max);
+            if !self.prefetch.wants_more() {
+                break;
+            }
+        }
         check_count(
             &h,
             self.data.len() as u64,
