@@ -527,6 +527,16 @@ fn a_large_file_reads_the_same_with_the_decompress_thread() {
             left += b.count();
         }
         assert_eq!(left, 29_500, "{codec:?}");
+        // A reader moved by seek_split while the helper holds blocks forgets them all: the
+        // split's records are the file's, from its first block on.
+        let mut r = Reader::from_slice(&data).unwrap();
+        for _ in 0..30_001 {
+            r.next().unwrap().unwrap();
+        }
+        let len = data.len() as u64;
+        r.seek_split(len / 4, len).unwrap();
+        let tail = r.map(Result::unwrap).collect::<Vec<_>>();
+        assert!(tail.len() > 40_000 && plain.0.ends_with(&tail), "{codec:?}");
         // A corrupt sync marker near the end.
         let mut r = Reader::from_slice(&data).unwrap();
         let mut last = None;
