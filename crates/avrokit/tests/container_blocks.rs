@@ -518,19 +518,34 @@ fn a_large_file_reads_the_same_with_the_decompress_thread() {
         assert_eq!(n, 60_000);
         // Raw blocks after some records: the rest of the current block is skipped, and the
         // block read ahead is handed out next.
+        // Past 50 000 records the helper holds several blocks.
         let mut r = Reader::from_slice(&data).unwrap();
-        for _ in 0..30_001 {
+        for _ in 0..50_001 {
             r.next().unwrap().unwrap();
         }
         let mut left = 0;
         while let Some(b) = r.next_raw_block().unwrap() {
             left += b.count();
         }
-        assert_eq!(left, 29_500, "{codec:?}");
+        assert_eq!(left, 9_500, "{codec:?}");
+        // Records, then the blocks after the current one on several threads: the blocks the
+        // helper holds come first, none lost.
+        for threads in [1, 2, 3] {
+            let mut r = Reader::from_slice(&data).unwrap();
+            for _ in 0..50_001 {
+                r.next().unwrap().unwrap();
+            }
+            let rest = r
+                .par_values(threads)
+                .map(Result::unwrap)
+                .collect::<Vec<_>>();
+            assert_eq!(rest.len(), 9_500, "{codec:?} x{threads}");
+            assert!(rest[..] == plain.0[50_500..], "{codec:?} x{threads}");
+        }
         // A reader moved by seek_split while the helper holds blocks forgets them all: the
         // split's records are the file's, from its first block on.
         let mut r = Reader::from_slice(&data).unwrap();
-        for _ in 0..30_001 {
+        for _ in 0..50_001 {
             r.next().unwrap().unwrap();
         }
         let len = data.len() as u64;

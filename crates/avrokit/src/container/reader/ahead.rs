@@ -2,13 +2,15 @@
 //!
 //! A compressed file's reader reads the framing of the blocks after block k as soon as block k
 //! is loaded, up to [`DEPTH`] of them, and hands their payloads to one helper thread, which
-//! decompresses them while the caller decodes the records of block k. Reading stays on the caller's thread (the input need not be `Send`);
-//! only owned payloads cross. The helper starts once a file has given 1 MiB of decompressed
-//! data, so small files cost no thread; when no thread can be started the reader decompresses
-//! inline.
+//! decompresses them while the caller decodes the records of block k. Reading stays on the
+//! caller's thread (the input need not be `Send`); only owned payloads cross. The helper starts
+//! once a file has given 1 MiB of decompressed data, so small files cost no thread; when no
+//! thread can be started the reader decompresses inline.
 //!
-//! Errors keep their order: an error in the framing of block k+1 is held until the records of
-//! block k have been read, and a decompression error comes when its block is loaded.
+//! Errors keep their order: an error in the framing of a block read ahead is held until the
+//! records of the blocks before it have been read, and a decompression error comes when its
+//! block is loaded. Whatever reads on from the input after records (raw blocks, the parallel
+//! readers, a seek) first takes or forgets every block read ahead.
 
 use std::sync::mpsc;
 use std::thread;

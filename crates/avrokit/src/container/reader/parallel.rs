@@ -211,12 +211,12 @@ impl<'r, 'a, R: Read, U: Send + 'static> ParBlocks<'r, 'a, R, U> {
             failed: false,
             spare: Vec::new(),
         };
-        // A block the reader already read ahead (to decompress it) comes first; without
-        // workers, `next_here` takes it when its turn comes.
-        if !blocks.input_done && blocks.pool.is_some() && blocks.reader.prefetch.has_block() {
+        // The blocks the reader already read ahead (to decompress them) come first; without
+        // workers, `next_here` takes them when their turn comes.
+        while !blocks.input_done && blocks.pool.is_some() && blocks.reader.prefetch.has_block() {
             match blocks.reader.prefetch.take_raw() {
                 Ok(Some((h, payload))) => blocks.send(h, payload),
-                Ok(None) => {}
+                Ok(None) => break,
                 Err(e) => blocks.end_input(Err(e)),
             }
         }
