@@ -199,16 +199,8 @@ fn arrow_test<T: Serialize + RefDatum>(
             Ok(batches) => {
                 let batches = Rc::new(batches);
                 one = ours::with_write(one, batches.clone(), &test.bytes, count, 1);
-                if let Some(m) = many.take() {
-                    let threads = ctx.threads;
-                    many = Some(ours::with_write(
-                        m,
-                        batches.clone(),
-                        &test.bytes,
-                        count,
-                        threads,
-                    ));
-                }
+                many = many
+                    .map(|m| ours::with_write(m, batches.clone(), &test.bytes, count, ctx.threads));
                 peer = theirs::with_write(peer, batches, &test.bytes, count);
             }
             Err(e) => {

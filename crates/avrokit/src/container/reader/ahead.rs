@@ -1,4 +1,4 @@
-//! Decompressing the next block while the current one decodes: [`Prefetch`].
+//! Decompressing the next blocks while the current one decodes: [`Prefetch`].
 //!
 //! A compressed file's reader reads the framing of the blocks after block k as soon as block k
 //! is loaded, up to [`DEPTH`] of them, and hands their payloads to one helper thread, which

@@ -4,7 +4,7 @@
 //! blocks, then records); `builder.rs` its options, `input.rs` the slice or buffered stream it
 //! reads, `raw.rs` blocks taken without decoding them, `block.rs` decompressed blocks whose
 //! records borrow from them, `parallel.rs` blocks decoded on worker threads in file order,
-//! `ahead.rs` the next block decompressing while the current one decodes, `split.rs` split
+//! `ahead.rs` the next blocks decompressing while the current one decodes, `split.rs` split
 //! seeking, `cache.rs` the schema cache, `checks.rs` the checks of a block and the context
 //! errors get, and `records.rs` the decoding of a whole block at once (raw blocks, the async
 //! reader).
