@@ -295,6 +295,143 @@ fn blocks_lend_their_records_borrowed() {
     }
 }
 
+/// Every parallel reader begun part way through the file starts with the records of the
+/// current block not read yet: on every codec, slice and stream input and thread count, at
+/// the first record, inside a block, at a block's end and at the file's end.
+#[test]
+fn parallel_reads_begun_inside_a_block_start_with_its_records_not_read_yet() {
+    let want = rows(700);
+    for codec in CODECS {
+        let data = file(codec, 700, 83);
+        let (values, err) = sequential(&data, false);
+        assert_eq!(err, None);
+        for threads in [1, 2, 3] {
+            for k in [0, 1, 40, 83, 84, 699, 700] {
+                let what = format!("{codec:?} x{threads} after {k}");
+                let slice = || skipped(Reader::from_slice(&data).unwrap(), k);
+                rest_reads(slice, threads, &want[k..], &values[k..], &what);
+                let stream = || {
+                    let r = ReaderBuilder::new()
+                        .with_buffer_capacity(1000)
+                        .build(Cursor::new(&data))
+                        .unwrap();
+                    skipped(r, k)
+                };
+                rest_reads(
+                    stream,
+                    threads,
+                    &want[k..],
+                    &values[k..],
+                    &format!("{what} stream"),
+                );
+            }
+        }
+    }
+}
+
+/// `r` after its first `k` records.
+fn skipped<R: std::io::Read>(mut r: Reader<'_, R>, k: usize) -> Reader<'_, R> {
+    for _ in 0..k {
+        r.next().unwrap().unwrap();
+    }
+    r
+}
+
+/// Every parallel reader over a reader from `open` gives `want` (as rows) and `values`.
+fn rest_reads<'a, R: std::io::Read>(
+    open: impl Fn() -> Reader<'a, R>,
+    threads: usize,
+    want: &[Row],
+    values: &[Value],
+    what: &str,
+) {
+    let mut r = open();
+    assert_eq!(
+        collect(r.par_values(threads)),
+        (values.to_vec(), None),
+        "{what}"
+    );
+    let mut r = open();
+    let plan = DePlan::compile(r.schema()).unwrap();
+    let got = collect(r.par_serde_iter::<Row>(&plan, threads));
+    assert_eq!(got, (want.to_vec(), None), "{what} serde");
+    let mut r = open();
+    let got = collect(r.par_codec_iter::<Row>(threads).unwrap());
+    assert_eq!(got, (want.to_vec(), None), "{what} codec");
+    let mut r = open();
+    let got = drain_batches!(r.par_value_batches(threads));
+    assert_eq!(got, (values.to_vec(), None), "{what} value batches");
+    let mut r = open();
+    let got = drain_batches!(r.par_codec_batches::<Row>(threads).unwrap());
+    assert_eq!(got, (want.to_vec(), None), "{what} codec batches");
+    // A block function sees the rest of the block as a block of its own: its count and
+    // data are those of the records not read yet.
+    let mut r = open();
+    let plan = DePlan::compile(r.schema()).unwrap();
+    let blocks = r
+        .par_blocks(threads, move |block| {
+            let ids = block
+                .serde_iter::<RowRef>(&plan)
+                .map(|row| row.map(|r| r.id))
+                .collect::<avrokit::Result<Vec<_>>>()?;
+            let mut dec = avrokit::Decoder::from_slice(block.data());
+            let first = (!dec.is_empty()?).then(|| dec.read_long()).transpose()?;
+            Ok((block.count(), ids, first))
+        })
+        .collect::<avrokit::Result<Vec<_>>>()
+        .unwrap();
+    let ids: Vec<i64> = blocks.iter().flat_map(|b| b.1.clone()).collect();
+    let want_ids: Vec<i64> = want.iter().map(|r| r.id).collect();
+    assert_eq!(ids, want_ids, "{what} blocks");
+    for (count, ids, first) in &blocks {
+        assert_eq!(*count as usize, ids.len(), "{what}");
+        assert_eq!(
+            *first,
+            ids.first().copied(),
+            "{what}: data() starts at the first record"
+        );
+    }
+    if let Some((_, ids, _)) = blocks.first() {
+        assert_eq!(
+            ids.len(),
+            (83 - (700 - want.len()) % 83).min(want.len()),
+            "{what}"
+        );
+    }
+}
+
+/// A parallel reader begun inside a block whose later record is corrupt gives the sequential
+/// reader's records and error, with the same block, record and file offset.
+#[test]
+fn a_corrupt_record_after_the_start_of_a_parallel_read_is_named_as_the_sequential_reader_names_it()
+{
+    let data = corrupted(Codec::Null, |d, h| {
+        let mid = (h.data_offset + h.size / 2) as usize;
+        for b in &mut d[mid..mid + 4] {
+            *b ^= 0x5a;
+        }
+    });
+    let (all, err) = sequential(&data, false);
+    assert!(err.is_some(), "the corruption is caught");
+    let k = 17 * 50 + 5;
+    assert!(all.len() > k, "the corrupt record comes after record {k}");
+    let open = || {
+        let mut r = Reader::from_slice(&data).unwrap();
+        for _ in 0..k {
+            r.next().unwrap().unwrap();
+        }
+        r
+    };
+    for threads in [1, 2, 3] {
+        let got = collect(open().par_values(threads));
+        assert_eq!(got, (all[k..].to_vec(), err.clone()), "x{threads}");
+        // A batch that fails gives none of its records: here, the rest of the block.
+        let mut r = open();
+        let got = drain_batches!(r.par_value_batches(threads));
+        assert_eq!(got, (Vec::new(), err.clone()), "x{threads} batches");
+    }
+}
+
 #[test]
 fn par_blocks_runs_a_function_per_block_in_file_order() {
     let data = file(Codec::ZSTANDARD, 2000, 33);
@@ -528,8 +665,8 @@ fn a_large_file_reads_the_same_with_the_decompress_thread() {
             left += b.count();
         }
         assert_eq!(left, 9_500, "{codec:?}");
-        // Records, then the blocks after the current one on several threads: the blocks the
-        // helper holds come first, none lost.
+        // Records, then the rest on several threads: the rest of the current block, then the
+        // blocks the helper holds, none lost.
         for threads in [1, 2, 3] {
             let mut r = Reader::from_slice(&data).unwrap();
             for _ in 0..50_001 {
@@ -539,8 +676,18 @@ fn a_large_file_reads_the_same_with_the_decompress_thread() {
                 .par_values(threads)
                 .map(Result::unwrap)
                 .collect::<Vec<_>>();
-            assert_eq!(rest.len(), 9_500, "{codec:?} x{threads}");
-            assert!(rest[..] == plain.0[50_500..], "{codec:?} x{threads}");
+            assert_eq!(rest.len(), 9_999, "{codec:?} x{threads}");
+            assert!(rest[..] == plain.0[50_001..], "{codec:?} x{threads}");
+            let mut r = Reader::from_slice(&data).unwrap();
+            for _ in 0..50_001 {
+                r.next().unwrap().unwrap();
+            }
+            let (rest, err) = drain_batches!(r.par_value_batches(threads));
+            assert_eq!(err, None);
+            assert!(
+                rest[..] == plain.0[50_001..],
+                "{codec:?} x{threads} batches"
+            );
         }
         // A reader moved by seek_split while the helper holds blocks forgets them all: the
         // split's records are the file's, from its first block on.

@@ -63,8 +63,13 @@ use crate::value::Value;
 /// # Ok::<(), avrokit::Error>(())
 /// ```
 pub struct Block<'b> {
+    /// The whole block's bytes, decompressed.
     data: &'b [u8],
     header: BlockHeader,
+    /// Where the records not read yet start in `data`, and the index of the first of them
+    /// (both 0 but for the first block of a parallel read started inside a block).
+    start: usize,
+    first: u64,
     limits: Limits,
     /// The block is stored uncompressed, so record offsets are file offsets.
     in_file: bool,
@@ -87,6 +92,8 @@ impl<'b> Block<'b> {
         Block {
             data,
             header,
+            start: 0,
+            first: 0,
             limits,
             in_file,
             schema,
@@ -94,19 +101,31 @@ impl<'b> Block<'b> {
         }
     }
 
+    /// The records of the current block from record `first` on, whose bytes start at `start`
+    /// of the block's `data`: the first block of a parallel read begun part way through a
+    /// block.
+    pub(super) fn rest(mut self, start: usize, first: u64) -> Block<'b> {
+        debug_assert!(start <= self.data.len() && first <= self.header.count);
+        self.start = start;
+        self.first = first;
+        self
+    }
+
     /// The block's framing: index, file offset, object count, stored size.
     pub fn header(&self) -> &BlockHeader {
         &self.header
     }
 
-    /// The number of records in the block.
+    /// The number of records in the block: those not read yet when a parallel read began
+    /// part way through it (see [`Reader::par_blocks`](super::Reader::par_blocks)).
     pub fn count(&self) -> u64 {
-        self.header.count
+        self.header.count - self.first
     }
 
-    /// The block's records as encoded, decompressed.
+    /// The block's records as encoded, decompressed: from the first record not read yet when
+    /// a parallel read began part way through it.
     pub fn data(&self) -> &'b [u8] {
-        self.data
+        &self.data[self.start..]
     }
 
     /// The file's (writer) schema, which the records are encoded with.
@@ -125,7 +144,16 @@ impl<'b> Block<'b> {
     }
 
     fn records<F>(&self, f: F, error: Option<Error>) -> BlockRecords<'b, F> {
-        BlockRecords::new(self.data, self.header, self.limits, self.in_file, f, error)
+        let from = (self.start, self.first);
+        BlockRecords::new(
+            self.data,
+            self.header,
+            from,
+            self.limits,
+            self.in_file,
+            f,
+            error,
+        )
     }
 
     /// The block's records as `T`s through `plan`, borrowing strings and bytes from the block
@@ -173,12 +201,13 @@ impl<'b> Block<'b> {
             )
         });
         let (data, header, limits, in_file) = (self.data, self.header, self.limits, self.in_file);
+        let from = (self.start, self.first);
         let mut datum = self.datum.as_deref_mut();
         let read = move |dec: &mut Decoder<'b>| match &mut datum {
             Some(d) => d.read_datum(dec),
             None => Err(Error::schema("Block::values: no datum reader")),
         };
-        BlockRecords::new(data, header, limits, in_file, read, error)
+        BlockRecords::new(data, header, from, limits, in_file, read, error)
     }
 
     /// The error of a plan whose writer schema is not the file's.
@@ -208,9 +237,11 @@ pub struct BlockRecords<'b, F> {
 }
 
 impl<'b, F> BlockRecords<'b, F> {
+    /// The records of block `header` in `data`, from record `from.1` at byte `from.0` on.
     fn new(
         data: &'b [u8],
         header: BlockHeader,
+        (start, first): (usize, u64),
         limits: Limits,
         in_file: bool,
         f: F,
@@ -220,12 +251,12 @@ impl<'b, F> BlockRecords<'b, F> {
             data,
             cur: Current {
                 in_input: false,
-                pos: 0,
+                pos: start,
                 end: data.len(),
-                left: header.count,
-                record: 0,
+                left: header.count - first,
+                record: first,
                 header,
-                ahead: 0,
+                ahead: start,
             },
             limits,
             in_file,

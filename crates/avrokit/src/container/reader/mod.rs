@@ -715,6 +715,32 @@ impl<'a, R: Read> Reader<'a, R> {
     }
 }
 
+impl<R> Reader<'_, R> {
+    /// The records of the current block not read yet, as a block (for the parallel readers,
+    /// which begin with them); `None` when there are none. The reader still counts them as
+    /// unread: the caller ends the block.
+    pub(super) fn rest_of_block(&self) -> Option<Block<'_>> {
+        let c = &self.cur;
+        if c.left == 0 {
+            return None;
+        }
+        let start = data_start(c) as usize;
+        let whole = match (&self.input, c.in_input) {
+            (Input::Slice { data, .. }, true) => &data[start..c.end],
+            _ => &self.data[start..c.end],
+        };
+        let block = Block::new(
+            whole,
+            c.header,
+            self.limits,
+            self.codec == Codec::Null,
+            &self.schema,
+            None,
+        );
+        Some(block.rest(c.pos - start, c.record))
+    }
+}
+
 /// The bytes of the current block `c` not read yet: in the input slice or in `data`.
 fn block_bytes<'s, R>(input: &'s Input<'_, R>, data: &'s [u8], c: &Current) -> &'s [u8] {
     match (input, c.in_input) {

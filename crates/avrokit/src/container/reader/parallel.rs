@@ -138,7 +138,9 @@ impl<U> Drop for Pool<U> {
 
 /// The results of a function over every remaining block of a [`Reader`], computed on
 /// `threads` threads (the caller's among them) and given in file order. Made by
-/// [`Reader::par_blocks`].
+/// [`Reader::par_blocks`]. When the reader has read part of a block, the first result is the
+/// function's over the records of that block not read yet (run on the caller's thread when
+/// the iterator is made), so that no record is skipped.
 ///
 /// After the first error (in the framing, a decompression, or from the function) it ends. The
 /// reader is left after the last block framed; dropping the iterator early drops the blocks
@@ -160,10 +162,23 @@ pub struct ParBlocks<'r, 'a, R, U> {
     input_done: bool,
     failed: bool,
     spare: Vec<Vec<u8>>,
+    /// The result over the records of the current block not read yet when the iterator was
+    /// made: the first result given.
+    head: Option<Result<U>>,
+}
+
+/// What the parallel readers do with the records of the current block that were not read yet
+/// when they begin.
+#[derive(Clone, Copy, PartialEq)]
+enum Rest {
+    /// The function runs over them, on the caller's thread, as the first block.
+    AsBlock,
+    /// They stay with the reader, for the caller to read first.
+    Keep,
 }
 
 impl<'r, 'a, R: Read, U: Send + 'static> ParBlocks<'r, 'a, R, U> {
-    fn new<F>(reader: &'r mut Reader<'a, R>, threads: usize, f: F) -> Self
+    fn new<F>(reader: &'r mut Reader<'a, R>, threads: usize, rest: Rest, f: F) -> Self
     where
         F: Fn(Block<'_>) -> Result<U> + Send + Sync + 'static,
     {
@@ -172,7 +187,14 @@ impl<'r, 'a, R: Read, U: Send + 'static> ParBlocks<'r, 'a, R, U> {
         } else {
             threads
         };
-        reader.cur.left = 0;
+        let head = match rest {
+            Rest::AsBlock => {
+                let head = reader.rest_of_block().map(&f);
+                reader.cur.left = 0;
+                head
+            }
+            Rest::Keep => None,
+        };
         let f: Arc<BlockFn<U>> = Arc::new(f);
         let work = |f: Arc<BlockFn<U>>| -> Result<Work<_>> {
             Ok(Work {
@@ -210,6 +232,7 @@ impl<'r, 'a, R: Read, U: Send + 'static> ParBlocks<'r, 'a, R, U> {
             input_done,
             failed: false,
             spare: Vec::new(),
+            head,
         };
         // The blocks the reader already read ahead (to decompress them) come first; without
         // workers, `next_here` takes them when their turn comes.
@@ -374,6 +397,12 @@ impl<R: Read, U: Send + 'static> Iterator for ParBlocks<'_, '_, R, U> {
         if self.failed {
             return None;
         }
+        if let Some(r) = self.head.take() {
+            if r.is_err() {
+                self.stop();
+            }
+            return Some(r);
+        }
         if self.pool.is_none() {
             let r = self.next_here();
             match &r {
@@ -501,8 +530,9 @@ enum Bytes {
 /// off on several threads, use [`Reader::par_codec_batches`] or [`Reader::par_value_batches`],
 /// or [`Reader::par_blocks`] and consume each block's records there.
 ///
-/// Yields exactly what the sequential reader yields: the same records, then the same error
-/// (after which it ends).
+/// Yields exactly what the sequential reader yields from where it stands (the records of the
+/// current block not read yet first): the same records, then the same error (after which it
+/// ends).
 pub struct ParRecords<'r, 'a, R, T> {
     blocks: ParBlocks<'r, 'a, R, Loaded>,
     /// The function that reads one record.
@@ -532,7 +562,9 @@ impl<R: Read, T: Send + 'static> Iterator for ParRecords<'_, '_, R, T> {
             if self.done {
                 return None;
             }
-            if self.one_by_one {
+            if self.one_by_one || self.blocks.reader.cur.left > 0 {
+                // The sequential reader's own loop: every record without workers, and with
+                // them, the rest of the block the reader was in when the iterator began.
                 let read = &self.read;
                 let r = self.blocks.reader.next_with(|dec| read(dec));
                 if !matches!(r, Some(Ok(_))) {
@@ -640,8 +672,9 @@ type Spare<T> = Arc<Mutex<Vec<(Option<ThreadId>, Vec<T>)>>>;
 /// one thread, a compressed block is decompressed and then decoded, in turn; the sequential
 /// reader's decompress-ahead thread overlaps the two, and is faster there.
 ///
-/// Gives the sequential reader's records a block at a time, then its error (after which it
-/// ends); the block that fails gives none of its records.
+/// Gives the sequential reader's records a block at a time (the records of the current block
+/// not read yet first, as one batch), then its error (after which it ends); the block that
+/// fails gives none of its records.
 ///
 /// # Examples
 /// ```
@@ -710,9 +743,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl<'a, R: Read> Reader<'a, R> {
     /// Runs `f` over every remaining block on `threads` threads, the caller's included (1: on
-    /// the caller's thread alone; 0: one per core), and yields its results in file order. `f` gets each block decompressed and
-    /// count-checked, and reads its records borrowed (see [`Block`]); a per-block aggregate,
-    /// a filter or a conversion to another format fits here.
+    /// the caller's thread alone; 0: one per core), and yields its results in file order. `f`
+    /// gets each block decompressed and count-checked, and reads its records borrowed (see
+    /// [`Block`]); a per-block aggregate, a filter or a conversion to another format fits
+    /// here. When the reader has read part of a block, `f` first gets the records of that
+    /// block not read yet, as a block of their own ([`Block::count`] and [`Block::data`] are
+    /// theirs).
     ///
     /// # Examples
     /// ```
@@ -741,7 +777,7 @@ impl<'a, R: Read> Reader<'a, R> {
         U: Send + 'static,
         F: Fn(Block<'_>) -> Result<U> + Send + Sync + 'static,
     {
-        ParBlocks::new(self, threads, f)
+        ParBlocks::new(self, threads, Rest::AsBlock, f)
     }
 
     /// The remaining records, each read by `read` on the caller's thread from blocks
@@ -931,7 +967,7 @@ impl<'a, R: Read> Reader<'a, R> {
         } else {
             threads
         };
-        let blocks = self.par_blocks(threads, |block| {
+        let blocks = ParBlocks::new(self, threads, Rest::Keep, |block| {
             Ok((*block.header(), block.data().to_vec()))
         });
         let one_by_one = blocks.pool.is_none() && blocks.local.is_some();
