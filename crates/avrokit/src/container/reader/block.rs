@@ -111,7 +111,9 @@ impl<'b> Block<'b> {
         self
     }
 
-    /// The block's framing: index, file offset, object count, stored size.
+    /// The block's framing: index, file offset, object count, stored size. The count is the
+    /// whole block's, also when a parallel read began part way through it ([`count`](Self::count)
+    /// is then the records not read yet).
     pub fn header(&self) -> &BlockHeader {
         &self.header
     }

@@ -725,10 +725,7 @@ impl<R> Reader<'_, R> {
             return None;
         }
         let start = data_start(c) as usize;
-        let whole = match (&self.input, c.in_input) {
-            (Input::Slice { data, .. }, true) => &data[start..c.end],
-            _ => &self.data[start..c.end],
-        };
+        let whole = block_bytes(&self.input, &self.data, &Current { pos: start, ..*c });
         let block = Block::new(
             whole,
             c.header,

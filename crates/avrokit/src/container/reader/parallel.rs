@@ -169,7 +169,7 @@ pub struct ParBlocks<'r, 'a, R, U> {
 
 /// What the parallel readers do with the records of the current block that were not read yet
 /// when they begin.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Rest {
     /// The function runs over them, on the caller's thread, as the first block.
     AsBlock,
