@@ -53,8 +53,11 @@ struct Worker {
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        // Closing the queue ends the thread after its current job.
+        // Closing the queue alone would let the thread finish the blocks queued to it (up to
+        // DEPTH) before it ends: the channel still delivers them. With the results' receiver
+        // gone too, its next send fails, and it ends after its current block.
         self.jobs.take();
+        drop(std::mem::replace(&mut self.done, mpsc::channel().1));
         if let Some(h) = self.handle.take() {
             let _ = h.join();
         }
