@@ -133,8 +133,9 @@ pub(crate) fn put(slot: &mut Value, v: Value) {
 ///
 /// Collected from a counted iterator, which fills the allocation inline. `resize_with` was a
 /// call that took the `Vec` by reference, so the caller stored its pointer and capacity as
-/// two words and read them back as one 16-byte load, which waits for both stores to retire
-/// (a third of `read_op`'s samples on ExtendedEnum's one-field records).
+/// two words and read them back as one 16-byte load: two stores cannot be forwarded to one
+/// load, which then waits for both to reach the cache (a third of `read_op`'s samples on
+/// ExtendedEnum's one-field records).
 #[inline(always)]
 pub(crate) fn nulls(n: usize) -> Vec<Value> {
     (0..n).map(|_| Value::Null).collect()
