@@ -131,3 +131,94 @@ fn a_bad_row_on_another_thread_writes_nothing_of_its_batch() {
         }
     }
 }
+
+/// A writer dropped without `finish` still writes every batch it took: on threads it holds
+/// the last batch, and blocks waiting to be compressed, until the next call or the drop.
+#[test]
+fn a_dropped_writer_writes_what_it_holds() {
+    let batches = batches();
+    let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+    for codec in [Codec::Null, Codec::Snappy, Codec::DEFLATE] {
+        for threads in [1, 2, 3] {
+            let mut file = Vec::new();
+            {
+                let w = Writer::with_options(&mut file, &batches[0].schema(), None, codec).unwrap();
+                let mut w = w.with_threads(threads).unwrap();
+                for b in &batches {
+                    w.write(b).unwrap();
+                }
+            }
+            let back: Vec<i64> = ReaderBuilder::new()
+                .build_slice(&file)
+                .unwrap()
+                .flat_map(|b| {
+                    let b = b.unwrap();
+                    let ids = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+                    ids.values().to_vec()
+                })
+                .collect();
+            let want: Vec<i64> = (0..rows as i64).collect();
+            assert!(
+                back == want,
+                "{codec:?} on {threads} threads: {} of {} rows read back",
+                back.len(),
+                want.len()
+            );
+        }
+    }
+}
+
+/// A sink that takes `room` bytes, then fails.
+struct Full {
+    room: usize,
+}
+
+impl std::io::Write for Full {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.room == 0 {
+            return Err(std::io::Error::other("disk full"));
+        }
+        let n = buf.len().min(self.room);
+        self.room -= n;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A sink that fails is reported, on threads too (where a batch reaches the sink one call
+/// later): by a `write` or by `finish`, never passed over; and a writer dropped after it
+/// does not panic.
+#[test]
+fn a_failing_sink_is_reported() {
+    let batches = batches();
+    for codec in [Codec::Null, Codec::Snappy] {
+        let (whole, _) = write(&batches, codec, 1);
+        for threads in [1, 2, 3] {
+            for room in [0, 100, whole.len() / 3, whole.len() - 1] {
+                let w = Writer::with_options(Full { room }, &batches[0].schema(), None, codec);
+                let w = match w {
+                    Ok(w) => w,
+                    // Too little room for the header.
+                    Err(e) => {
+                        assert!(room < 1000 && e.to_string().contains("disk full"), "{e}");
+                        continue;
+                    }
+                };
+                let mut w = w.with_threads(threads).unwrap();
+                let wrote = batches.iter().try_for_each(|b| w.write(b));
+                let e = match wrote {
+                    Err(e) => {
+                        drop(w);
+                        e
+                    }
+                    Ok(()) => w.finish().err().unwrap_or_else(|| {
+                        panic!("{codec:?}, {threads} threads, {room} bytes: no error")
+                    }),
+                };
+                assert!(e.to_string().contains("disk full"), "{e}");
+            }
+        }
+    }
+}

@@ -8,6 +8,8 @@ mod parallel;
 mod schema;
 
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -744,6 +746,9 @@ impl Enc<'_> {
 
 /// Writes RecordBatches as an Avro container file.
 ///
+/// Dropping a writer writes what it holds, as [`finish`](Self::finish) does, but ignores
+/// errors: call `finish` to see them.
+///
 /// # Examples
 /// ```
 /// use std::sync::Arc;
@@ -759,7 +764,8 @@ impl Enc<'_> {
 /// ```
 pub struct Writer<W: Write> {
     encoder: BatchEncoder,
-    inner: avrokit::container::Writer<W>,
+    /// Taken only by `finish`, which consumes the writer: present wherever it is used.
+    inner: Option<avrokit::container::Writer<W>>,
     buf: Vec<u8>,
     /// Where each record of `buf` ends.
     ends: Vec<usize>,
@@ -767,9 +773,11 @@ pub struct Writer<W: Write> {
     parallel: Option<parallel::Blocks>,
     /// The threads that encode a batch, the caller's included.
     threads: usize,
-    /// Each thread's share of a batch, encoded: the records and where each ends. Kept, so
-    /// that their buffers are reused from batch to batch.
-    parts: Vec<Encoded>,
+    /// The last batch encoded on threads, in chunks, not yet appended: the next call appends
+    /// it while the other threads encode (or `finish` does).
+    pending: Vec<Encoded>,
+    /// Chunk buffers to reuse, so that they keep their capacity from batch to batch.
+    spare: Vec<Encoded>,
 }
 
 /// Encoded records, and where each ends.
@@ -777,6 +785,10 @@ type Encoded = (Vec<u8>, Vec<usize>);
 
 /// The fewest rows worth a thread of their own: fewer cost more to hand over than to encode.
 const ROWS_PER_THREAD: usize = 1024;
+
+/// Chunks per thread a batch is cut into on threads: enough that a thread which starts late,
+/// or spends a while appending the last batch, still finds its share of the work.
+const CHUNKS_PER_THREAD: usize = 8;
 
 impl<W: Write> Writer<W> {
     /// A writer of batches of `schema`, with the Avro schema of [`avro_schema_for`] and the
@@ -808,28 +820,35 @@ impl<W: Write> Writer<W> {
             .build(sink)?;
         Ok(Writer {
             encoder,
-            inner,
+            inner: Some(inner),
             buf: Vec::new(),
             ends: Vec::new(),
             parallel: None,
             threads: 1,
-            parts: Vec::new(),
+            pending: Vec::new(),
+            spare: Vec::new(),
         })
     }
 
     /// Encodes each batch and compresses the blocks on `threads` threads (1: all on the
-    /// caller's, as by default; the caller's thread is one of them). A batch's rows are cut
-    /// into one run per thread (at least 1024 rows each), encoded side by side, and appended
-    /// in order. The file is the same, byte for byte, as one written on one thread with the
-    /// same sync marker: the same blocks (64 KiB of encoded records each), in the same order.
-    /// A value that does not fit still writes nothing of its batch.
+    /// caller's, as by default; the caller's thread is one of them).
+    ///
+    /// A batch's rows (when at least 1024 per thread) are cut into chunks that the threads
+    /// take in turn. The caller's thread first appends the previous batch, so a batch reaches
+    /// the sink during the next call to [`write`](Self::write) or in
+    /// [`finish`](Self::finish), and a failing sink may be reported one call later.
+    ///
+    /// The file is the same, byte for byte, as one written on one thread with the same sync
+    /// marker: the same blocks (64 KiB of encoded records each), in the same order. A value
+    /// that does not fit still writes nothing of its batch.
     ///
     /// # Errors
     /// The codec's header cannot be rendered (it was checked when the writer was built).
     pub fn with_threads(mut self, threads: usize) -> Result<Writer<W>> {
         self.threads = threads.max(1);
-        self.parallel = if threads > 1 && self.inner.codec() != Codec::Null {
-            Some(parallel::Blocks::new(&self.inner, threads)?)
+        let inner = self.inner();
+        self.parallel = if threads > 1 && inner.codec() != Codec::Null {
+            Some(parallel::Blocks::new(inner, threads)?)
         } else {
             None
         };
@@ -847,75 +866,119 @@ impl<W: Write> Writer<W> {
     /// A value that does not fit the Avro schema (nothing of the batch is written), or a
     /// failing sink.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        let runs = self.threads.min(batch.num_rows() / ROWS_PER_THREAD).max(1);
-        if runs > 1 {
-            return self.write_on_threads(batch, runs);
+        if self.threads.min(batch.num_rows() / ROWS_PER_THREAD) > 1 {
+            return self.write_on_threads(batch);
         }
+        self.append_pending()?;
         self.buf.clear();
         self.ends.clear();
         self.encoder
             .encode_into(batch, &mut self.buf, &mut self.ends)?;
-        if let Some(p) = &mut self.parallel {
-            return p.append(&self.buf, &self.ends, &mut self.inner);
+        let inner = self.inner.as_mut().expect("present until finish");
+        match &mut self.parallel {
+            Some(p) => p.append(&self.buf, &self.ends, inner),
+            None => Ok(inner.append_encoded_many(&self.buf, &self.ends)?),
         }
-        Ok(self.inner.append_encoded_many(&self.buf, &self.ends)?)
     }
 
-    /// Encodes `batch` in `runs` runs of rows, the first on the caller's thread and each
-    /// other on its own, then appends them in order.
-    fn write_on_threads(&mut self, batch: &RecordBatch, runs: usize) -> Result<()> {
+    /// Encodes `batch` in chunks taken in turn by the threads, while the caller's thread
+    /// first appends the previous batch; the chunks become the pending batch.
+    fn write_on_threads(&mut self, batch: &RecordBatch) -> Result<()> {
         let cast = self.encoder.conform(batch)?;
         let enc = self.encoder.tree(&cast)?;
         let rows = batch.num_rows();
-        let per = rows.div_ceil(runs);
-        let room = (enc.size_hint() / runs).min(1 << 28);
-        self.parts.resize_with(runs, Default::default);
-        // Each run takes its buffers out for the time it runs: side by side in `parts`, two
-        // runs' `Vec`s would share a cache line, and every push would bounce it between the
-        // cores (the runs took 3x as long as on one thread).
-        let taken: Vec<_> = self.parts.iter_mut().map(std::mem::take).collect();
-        let encoded: Vec<(Result<()>, Encoded)> = std::thread::scope(|s| {
-            let enc = &enc;
-            let mut runs = taken
-                .into_iter()
-                .enumerate()
-                .map(|(k, (mut buf, mut ends))| {
-                    move || {
-                        buf.clear();
-                        ends.clear();
-                        buf.reserve(room);
-                        let r =
-                            encode_rows(enc, k * per..rows.min((k + 1) * per), &mut buf, &mut ends);
-                        (r, (buf, ends))
-                    }
-                });
-            let first = runs.next();
-            let others: Vec<_> = runs.map(|run| s.spawn(run)).collect();
-            let mut out: Vec<_> = first.map(|run| run()).into_iter().collect();
-            out.extend(others.into_iter().map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    let e = Error::new(ErrorKind::Io, "an encoding thread panicked");
-                    (Err(e), Default::default())
-                })
-            }));
-            out
+        let per = rows.div_ceil(self.threads * CHUNKS_PER_THREAD).max(1);
+        let chunks = rows.div_ceil(per);
+        let room = (enc.size_hint() / chunks).min(1 << 28);
+        let mut spare = std::mem::take(&mut self.spare);
+        spare.resize_with(chunks, Default::default);
+        // Each chunk's buffers are taken out of their slot for the time they are filled: side
+        // by side, two threads' `Vec`s would share a cache line, and every push would bounce
+        // it between the cores (the runs took 3x as long as on one thread).
+        let slots: Vec<Mutex<(Encoded, Result<()>)>> =
+            spare.into_iter().map(|e| Mutex::new((e, Ok(())))).collect();
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let work = || loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= chunks || failed.load(Ordering::Relaxed) {
+                return;
+            }
+            let (mut buf, mut ends) = std::mem::take(&mut lock(&slots[k]).0);
+            buf.clear();
+            ends.clear();
+            buf.reserve(room);
+            let r = encode_rows(&enc, k * per..rows.min((k + 1) * per), &mut buf, &mut ends);
+            if r.is_err() {
+                // Chunks are taken in row order: every one before this is done or being done,
+                // so the first error in row order is still found.
+                failed.store(true, Ordering::Relaxed);
+            }
+            *lock(&slots[k]) = ((buf, ends), r);
+        };
+        let pending = std::mem::take(&mut self.pending);
+        let inner = self.inner.as_mut().expect("present until finish");
+        let parallel = &mut self.parallel;
+        let appended = std::thread::scope(|s| {
+            let helpers: Vec<_> = (1..self.threads).map(|_| s.spawn(work)).collect();
+            let appended = append_all(&pending, inner, parallel);
+            if appended.is_err() {
+                failed.store(true, Ordering::Relaxed);
+            }
+            work();
+            for h in helpers {
+                // A helper that panicked left its chunk's result `Ok` with empty buffers:
+                // caught below by the count of records.
+                let _ = h.join();
+            }
+            appended
         });
-        let mut result = Ok(());
-        for (part, (r, bufs)) in self.parts.iter_mut().zip(encoded) {
-            *part = bufs;
+        self.spare = pending;
+        let mut result = appended;
+        let mut encoded = Vec::with_capacity(chunks);
+        for slot in slots {
+            let (bufs, r) = slot.into_inner().unwrap_or_else(PoisonError::into_inner);
             if result.is_ok() {
                 result = r;
             }
+            encoded.push(bufs);
         }
-        // Nothing is written unless every run encoded; the first error in row order wins.
-        result?;
-        for (buf, ends) in &self.parts[..runs] {
-            match &mut self.parallel {
-                Some(p) => p.append(buf, ends, &mut self.inner)?,
-                None => self.inner.append_encoded_many(buf, ends)?,
-            }
+        let count: usize = encoded.iter().map(|(_, ends)| ends.len()).sum();
+        if result.is_ok() && count != rows {
+            result = Err(Error::new(ErrorKind::Io, "an encoding thread panicked"));
+        }
+        // Nothing of the batch is kept unless every chunk encoded; the first error in row
+        // order wins.
+        match result {
+            Ok(()) => self.pending = encoded,
+            Err(_) => self.spare.extend(encoded),
+        }
+        result
+    }
+
+    /// Appends the pending batch, if any.
+    fn append_pending(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let inner = self.inner.as_mut().expect("present until finish");
+        let r = append_all(&pending, inner, &mut self.parallel);
+        self.spare = pending;
+        r
+    }
+
+    /// Appends the pending batch and the blocks waiting to be compressed.
+    fn write_held(&mut self) -> Result<()> {
+        self.append_pending()?;
+        if let Some(p) = &mut self.parallel {
+            p.finish(self.inner.as_mut().expect("present until finish"))?;
         }
         Ok(())
+    }
+
+    fn inner(&self) -> &avrokit::container::Writer<W> {
+        self.inner.as_ref().expect("present until finish")
     }
 
     /// Writes the last block and flushes; returns the sink.
@@ -923,11 +986,41 @@ impl<W: Write> Writer<W> {
     /// # Errors
     /// A failing sink.
     pub fn finish(mut self) -> Result<W> {
-        if let Some(p) = &mut self.parallel {
-            p.finish(&mut self.inner)?;
-        }
-        Ok(self.inner.into_inner()?)
+        self.write_held()?;
+        let inner = self.inner.take().expect("present until finish");
+        Ok(inner.into_inner()?)
     }
+}
+
+impl<W: Write> Drop for Writer<W> {
+    /// Writes what the writer holds, best effort (`finish` reports the errors); the inner
+    /// writer then writes its last block as it drops.
+    fn drop(&mut self) {
+        if self.inner.is_some() {
+            let _ = self.write_held();
+        }
+    }
+}
+
+/// Appends encoded chunks, in order, to `inner` (through `parallel` when blocks are
+/// compressed on threads).
+fn append_all<W: Write>(
+    chunks: &[Encoded],
+    inner: &mut avrokit::container::Writer<W>,
+    parallel: &mut Option<parallel::Blocks>,
+) -> Result<()> {
+    for (buf, ends) in chunks {
+        match parallel {
+            Some(p) => p.append(buf, ends, inner)?,
+            None => inner.append_encoded_many(buf, ends)?,
+        }
+    }
+    Ok(())
+}
+
+/// The slot's contents, also after a panic on another thread (they are checked afterwards).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 #[cfg(test)]
