@@ -42,6 +42,19 @@ fn write(batches: &[RecordBatch], codec: Codec, threads: usize) -> (Vec<u8>, [u8
     (file, sync)
 }
 
+/// The first column (`id`) of every row of `file`.
+fn ids_of(file: &[u8]) -> Vec<i64> {
+    ReaderBuilder::new()
+        .build_slice(file)
+        .unwrap()
+        .flat_map(|b| {
+            let b = b.unwrap();
+            let ids = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+            ids.values().to_vec()
+        })
+        .collect()
+}
+
 /// `file` with its sync marker `from` replaced by `to` wherever it occurs.
 fn resync(file: &[u8], from: [u8; 16], to: [u8; 16]) -> Vec<u8> {
     let mut out = file.to_vec();
@@ -117,15 +130,7 @@ fn a_bad_row_on_another_thread_writes_nothing_of_its_batch() {
             assert!(e.to_string().contains(&format!("row {bad_row}")), "{e}");
             w.write(&good).unwrap();
             let file = w.finish().unwrap();
-            let back: Vec<i64> = ReaderBuilder::new()
-                .build_slice(&file)
-                .unwrap()
-                .flat_map(|b| {
-                    let b = b.unwrap();
-                    let ids = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
-                    ids.values().to_vec()
-                })
-                .collect();
+            let back = ids_of(&file);
             let want: Vec<i64> = (0..5000).chain(0..5000).collect();
             assert_eq!(back, want, "{threads} threads, {codec:?}");
         }
@@ -148,15 +153,7 @@ fn a_dropped_writer_writes_what_it_holds() {
                     w.write(b).unwrap();
                 }
             }
-            let back: Vec<i64> = ReaderBuilder::new()
-                .build_slice(&file)
-                .unwrap()
-                .flat_map(|b| {
-                    let b = b.unwrap();
-                    let ids = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
-                    ids.values().to_vec()
-                })
-                .collect();
+            let back = ids_of(&file);
             let want: Vec<i64> = (0..rows as i64).collect();
             assert!(
                 back == want,
