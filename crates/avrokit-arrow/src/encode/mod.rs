@@ -833,8 +833,8 @@ impl<W: Write> Writer<W> {
     /// Encodes each batch and compresses the blocks on `threads` threads (1: all on the
     /// caller's, as by default; the caller's thread is one of them).
     ///
-    /// A batch's rows (when at least 1024 per thread) are cut into chunks that the threads
-    /// take in turn. The caller's thread first appends the previous batch, so a batch reaches
+    /// A batch's rows are cut into chunks that the threads take in turn (as many threads as
+    /// the batch has 1024 rows for, at most `threads`). The caller's thread first appends the previous batch, so a batch reaches
     /// the sink during the next call to [`write`](Self::write) or in
     /// [`finish`](Self::finish), and a failing sink may be reported one call later.
     ///
@@ -866,8 +866,9 @@ impl<W: Write> Writer<W> {
     /// A value that does not fit the Avro schema (nothing of the batch is written), or a
     /// failing sink.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        if self.threads.min(batch.num_rows() / ROWS_PER_THREAD) > 1 {
-            return self.write_on_threads(batch);
+        let threads = self.threads.min(batch.num_rows() / ROWS_PER_THREAD);
+        if threads > 1 {
+            return self.write_on_threads(batch, threads);
         }
         self.append_pending()?;
         self.buf.clear();
@@ -881,13 +882,14 @@ impl<W: Write> Writer<W> {
         }
     }
 
-    /// Encodes `batch` in chunks taken in turn by the threads, while the caller's thread
-    /// first appends the previous batch; the chunks become the pending batch.
-    fn write_on_threads(&mut self, batch: &RecordBatch) -> Result<()> {
+    /// Encodes `batch` in chunks taken in turn by `threads` threads (the caller's included),
+    /// while the caller's thread first appends the previous batch; the chunks become the
+    /// pending batch.
+    fn write_on_threads(&mut self, batch: &RecordBatch, threads: usize) -> Result<()> {
         let cast = self.encoder.conform(batch)?;
         let enc = self.encoder.tree(&cast)?;
         let rows = batch.num_rows();
-        let per = rows.div_ceil(self.threads * CHUNKS_PER_THREAD).max(1);
+        let per = rows.div_ceil(threads * CHUNKS_PER_THREAD).max(1);
         let chunks = rows.div_ceil(per);
         let room = (enc.size_hint() / chunks).min(1 << 28);
         let mut spare = std::mem::take(&mut self.spare);
@@ -920,7 +922,7 @@ impl<W: Write> Writer<W> {
         let inner = self.inner.as_mut().expect("present until finish");
         let parallel = &mut self.parallel;
         let appended = std::thread::scope(|s| {
-            let helpers: Vec<_> = (1..self.threads).map(|_| s.spawn(work)).collect();
+            let helpers: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
             let appended = append_all(&pending, inner, parallel);
             if appended.is_err() {
                 failed.store(true, Ordering::Relaxed);
