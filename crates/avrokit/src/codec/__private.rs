@@ -163,7 +163,8 @@ impl<'de: 'a, 'a> Bytes<'de> for &'a [u8] {
     fn bytes(&self) -> &[u8] {
         self
     }
-    #[inline]
+    // Always inlined, as `&str`'s decode is (see there): 5% on the same read.
+    #[inline(always)]
     fn read<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<&'a [u8]> {
         let at = dec.offset();
         match dec.read_bytes_ref()? {

