@@ -31,7 +31,7 @@ struct Row {
 }
 
 /// The same record, borrowing its strings from the block.
-#[derive(Debug, PartialEq, Deserialize, AvroSchema)]
+#[derive(Debug, Default, PartialEq, Deserialize, AvroSchema)]
 #[avro(namespace = "t", name = "Row")]
 struct RowRef<'a> {
     id: i64,
@@ -293,6 +293,96 @@ fn blocks_lend_their_records_borrowed() {
             assert_eq!(counts[0], 77);
         }
     }
+}
+
+/// `Block::codec_into` reads each record over the one before and gives exactly what
+/// `codec_iter` gives: records whose vectors and options grow and shrink from one to the next,
+/// strings borrowed from the block, on every codec, with and without decompressing ahead.
+#[test]
+fn a_block_read_over_one_record_gives_what_codec_iter_gives() {
+    let want = rows(1000);
+    for codec in CODECS {
+        let data = file(codec, 1000, 77);
+        for ahead in [false, true] {
+            let what = format!("{codec:?} ahead={ahead}");
+            let mut r = ReaderBuilder::new()
+                .with_decompress_ahead(ahead)
+                .build_slice(&data)
+                .unwrap();
+            let plan = CodecPlan::<RowRef<'static>>::reading(r.schema()).unwrap();
+            let mut seen = 0;
+            while let Some(block) = r.next_block().unwrap() {
+                let fresh = block
+                    .codec_iter(&plan)
+                    .collect::<Result<Vec<_>, _>>()
+                    .unwrap();
+                let mut rows = block.codec_into(&plan);
+                assert_eq!(rows.remaining(), block.count());
+                let mut row = RowRef::default();
+                let mut k = 0;
+                while let Some(read) = rows.next_into(&mut row) {
+                    read.unwrap();
+                    assert_eq!(row, fresh[k], "{what}: record {}", seen + k);
+                    assert_eq!(row.name, want[seen + k].name);
+                    let bytes = block.data().as_ptr_range();
+                    assert!(row.name.is_empty() || bytes.contains(&row.name.as_ptr()));
+                    k += 1;
+                    assert_eq!(rows.remaining(), block.count() - k as u64);
+                }
+                assert_eq!(k, fresh.len(), "{what}");
+                // After the last record the value is left as it was.
+                assert!(rows.next_into(&mut row).is_none());
+                assert_eq!(Some(&row), fresh.last(), "{what}");
+                seen += k;
+            }
+            assert_eq!(seen, 1000, "{what}");
+        }
+    }
+}
+
+/// The same reading through a plan that resolves the file's schema (fields reordered and
+/// dropped, a long promoted to a double); a plan for another file's schema is refused at the
+/// first record.
+#[test]
+fn a_block_read_over_one_record_resolves_through_its_plan() {
+    #[derive(Debug, Default, PartialEq, Deserialize, AvroSchema)]
+    #[avro(namespace = "t", name = "Row")]
+    struct Part<'a> {
+        name: &'a str,
+        id: f64,
+    }
+    let want = rows(300);
+    let data = file(Codec::DEFLATE, 300, 40);
+    let mut r = Reader::from_slice(&data).unwrap();
+    let plan = CodecPlan::<Part<'static>>::reading(r.schema()).unwrap();
+    assert!(!plan.is_exact());
+    let mut got = Vec::new();
+    while let Some(block) = r.next_block().unwrap() {
+        let mut rows = block.codec_into(&plan);
+        let mut part = Part::default();
+        while let Some(read) = rows.next_into(&mut part) {
+            read.unwrap();
+            got.push((part.name.to_owned(), part.id));
+        }
+    }
+    let expected: Vec<_> = want.iter().map(|w| (w.name.clone(), w.id as f64)).collect();
+    assert_eq!(got, expected);
+
+    let other = Schema::parse_str(
+        r#"{"type":"record","name":"Row","namespace":"t","fields":[
+            {"name":"id","type":"long"},{"name":"name","type":"string"},
+            {"name":"tags","type":{"type":"array","items":"string"}},
+            {"name":"score","type":["null","double"]},{"name":"x","type":"int"}]}"#,
+    )
+    .unwrap();
+    let plan = CodecPlan::<RowRef<'static>>::reading(&other).unwrap();
+    let mut r = Reader::from_slice(&data).unwrap();
+    let block = r.next_block().unwrap().unwrap();
+    let mut rows = block.codec_into(&plan);
+    let mut row = RowRef::default();
+    let err = rows.next_into(&mut row).unwrap().unwrap_err();
+    assert!(err.to_string().contains("not the file's schema"), "{err}");
+    assert!(rows.next_into(&mut row).is_none());
 }
 
 /// Every parallel reader begun part way through the file starts with the records of the
@@ -600,6 +690,45 @@ fn corrupt_blocks_give_the_same_records_then_the_same_error_on_every_path() {
             };
             assert_eq!(block_err, err, "{codec:?} {what} blocks");
             assert!(blocks.len() <= want.len() && want.starts_with(&blocks));
+            // Read over one record, a block gives the records and the error that `codec_iter`
+            // gives.
+            let mut r = Reader::from_slice(&data).unwrap();
+            let plan = CodecPlan::<RowRef<'static>>::reading(r.schema()).unwrap();
+            let mut fresh = 0;
+            let into_err = loop {
+                match r.next_block() {
+                    Ok(Some(b)) => {
+                        let (rows, e) = collect(b.codec_iter(&plan));
+                        fresh += rows.len();
+                        let mut it = b.codec_into(&plan);
+                        let mut row = RowRef::default();
+                        let (mut k, mut e_into) = (0, None);
+                        while let Some(read) = it.next_into(&mut row) {
+                            match read {
+                                Ok(()) => {
+                                    assert_eq!(row, rows[k], "{codec:?} {what}");
+                                    k += 1;
+                                }
+                                Err(e) => e_into = Some(e.to_string()),
+                            }
+                        }
+                        assert_eq!(e_into, e, "{codec:?} {what}: codec_into");
+                        assert_eq!(k, rows.len(), "{codec:?} {what}");
+                        if e.is_some() {
+                            break e;
+                        }
+                    }
+                    Ok(None) => break None,
+                    Err(e) => break Some(e.to_string()),
+                }
+            };
+            // The generated code and the `Value` reader may word a bad datum differently.
+            assert_eq!(
+                into_err.is_some(),
+                err.is_some(),
+                "{codec:?} {what} codec_into"
+            );
+            assert!(fresh <= want.len(), "{codec:?} {what}");
         }
     }
 }

@@ -87,7 +87,7 @@ pub struct Mixed {
 }
 
 /// The nested record, its string borrowed from the block being read.
-#[derive(Debug, PartialEq, Deserialize, avrokit::AvroSchema)]
+#[derive(Debug, Default, PartialEq, Deserialize, avrokit::AvroSchema)]
 #[avro(name = "Inner")]
 pub struct InnerRef<'a> {
     /// id
@@ -98,7 +98,7 @@ pub struct InnerRef<'a> {
 
 /// The mixed record, its strings and bytes borrowed from the block being read (the
 /// zero-copy rows): the same schema as [`Mixed`].
-#[derive(Debug, PartialEq, Deserialize, avrokit::AvroSchema)]
+#[derive(Debug, Default, PartialEq, Deserialize, avrokit::AvroSchema)]
 #[serde(rename = "Mixed")]
 #[avro(namespace = "perf", name = "Mixed")]
 pub struct MixedRef<'a> {

@@ -121,7 +121,7 @@ where
             items.clone(),
             count,
             Prep::Prepared,
-            per_block,
+            ("borrowed", per_block),
         ));
     test.cycles = Some(runs);
     test.output_is_reference = false;

@@ -98,7 +98,14 @@ fn container_test(ctx: &Ctx, name: &'static str, codec: CodecName) -> Test {
             items.clone(),
             n,
             Prep::PerFile,
-            borrowed_reader!(MixedRef),
+            ("borrowed", borrowed_reader!(MixedRef)),
+        ))
+        .with(borrowed_row(
+            &file,
+            items.clone(),
+            n,
+            Prep::PerFile,
+            ("borrowed, reused", borrowed_reader!(MixedRef, reused)),
         ))
         .with(reused_row(&file, items.clone(), n))
         .with(threads_row(&file, items.clone(), n, 1))
@@ -136,7 +143,7 @@ mod tests {
             let mut test = (spec.build)(&ctx);
             assert_eq!(test.count, n);
             assert_eq!(test.bytes_per_cycle, Some(test.bytes.len()));
-            assert_eq!(test.impls.len(), 13, "{}", CODECS[i].0);
+            assert_eq!(test.impls.len(), 14, "{}", CODECS[i].0);
             for imp in &mut test.impls {
                 let what = format!("{} {} {}", CODECS[i].0, imp.library.name(), imp.api);
                 if let Side::NotApplicable(why) = &imp.write {

@@ -92,8 +92,8 @@ pub use framing::{BlockHeader, Header};
 #[cfg(feature = "tokio")]
 pub use nonblocking::{AsyncReader, AsyncWriter, DEFAULT_OFFLOAD_THRESHOLD};
 pub use reader::{
-    Block, BlockRecords, DatumReader, ParBatches, ParBlocks, ParRecords, RawBlock, Reader,
-    ReaderBuilder, SchemaCache,
+    Block, BlockRecords, BlockRecordsInto, DatumReader, ParBatches, ParBlocks, ParRecords,
+    RawBlock, Reader, ReaderBuilder, SchemaCache,
 };
 pub use split_seek::{SeekStep, SplitSeeker};
 pub use writer::{Writer, WriterBuilder, WriterTemplate};

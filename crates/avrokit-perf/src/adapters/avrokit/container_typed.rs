@@ -1,7 +1,8 @@
 //! avrokit's container files through generated codecs, for the container and AVRO-3451 tests:
 //! the `codec` row (`append_codec` / `next_codec`, a new record each time), `codec (borrowed)`
 //! (read only: `Reader::next_block` and `Block::codec_iter` over a type whose strings and bytes
-//! borrow from the decompressed block), `codec (reused)` (read only: `next_codec_into`, one
+//! borrow from the decompressed block), `codec (borrowed, reused)` (read only: `Block::codec_into`,
+//! the same type read over one record per block), `codec (reused)` (read only: `next_codec_into`, one
 //! record overwritten by each), `codec (threads: N)` (read only: `par_codec_iter`,
 //! blocks decoded on N threads, in file order), `codec batches (threads: N)` (read only:
 //! `par_codec_batches`, each block decoded on any of N threads over an earlier block's records,
@@ -51,6 +52,23 @@ macro_rules! borrowed_reader {
         }
         per_block as $crate::adapters::avrokit::container_typed::PerBlock<$ty<'static>>
     }};
+    ($ty:ident, reused) => {{
+        fn per_block(
+            block: &avrokit::container::Block<'_>,
+            plan: &avrokit::codec::CodecPlan<$ty<'static>>,
+        ) -> avrokit::Result<usize> {
+            let mut n = 0;
+            let mut rows = block.codec_into(plan);
+            let mut v = $ty::default();
+            while let Some(read) = rows.next_into(&mut v) {
+                read?;
+                std::hint::black_box(&v);
+                n += 1;
+            }
+            Ok(n)
+        }
+        per_block as $crate::adapters::avrokit::container_typed::PerBlock<$ty<'static>>
+    }};
 }
 pub use borrowed_reader;
 
@@ -82,22 +100,22 @@ where
 }
 
 /// The `codec (borrowed...)` read row: every block's records as `B`s borrowing from the block
-/// (`per_block`, made by [`borrowed_reader`]). The file is the one the `codec` row writes,
-/// from `items`.
+/// (`per_block`, made by [`borrowed_reader`]: `label` is `borrowed`, or `borrowed, reused` for
+/// its `reused` form). The file is the one the `codec` row writes, from `items`.
 pub fn borrowed_row<T, B>(
     file: &ContainerFile,
     items: Rc<Vec<T>>,
     count: usize,
     prep: Prep,
-    per_block: PerBlock<B>,
+    (label, per_block): (&str, PerBlock<B>),
 ) -> Impl
 where
     T: AvroSchema + AvroEncode + AvroDecodeOwned + 'static,
     B: AvroSchema + AvroDecode<'static> + 'static,
 {
     let name = match prep {
-        Prep::PerFile => "codec (borrowed)".to_owned(),
-        Prep::Prepared => format!("codec (borrowed, {})", prep.label()),
+        Prep::PerFile => format!("codec ({label})"),
+        Prep::Prepared => format!("codec ({label}, {})", prep.label()),
     };
     read_only(
         name,

@@ -1,5 +1,6 @@
 //! Records that borrow from their block: [`Block`], one decompressed block at a time, and
-//! [`BlockRecords`], the iterator over its records.
+//! [`BlockRecords`], the iterator over its records ([`BlockRecordsInto`] reads them over one
+//! value).
 //!
 //! The records of a block live in one buffer (the input slice for the `null` codec, else the
 //! reader's decompression buffer) until the next block is loaded. A `Block` hands that buffer
@@ -191,6 +192,60 @@ impl<'b> Block<'b> {
         self.records(move |dec: &mut Decoder<'b>| plan.decode(dec), error)
     }
 
+    /// The block's records read one after another over one `T` through `plan`: the lending
+    /// form of [`codec_iter`](Self::codec_iter), for a loop that looks at each record and
+    /// moves on. Each record reuses the vectors, maps and nested values that the one before
+    /// left in `T` (as [`Reader::next_codec_into`](super::Reader::next_codec_into) does), and
+    /// its strings and bytes borrow from the block where `T`'s fields borrow, so a record
+    /// of borrowed strings and small collections is read without allocating. The plan is the
+    /// one [`codec_iter`](Self::codec_iter) takes.
+    ///
+    /// # Examples
+    /// ```
+    /// # #[cfg(feature = "derive")] {
+    /// use avrokit::codec::CodecPlan;
+    /// use avrokit::container::{Reader, WriterBuilder};
+    /// use avrokit::AvroSchema;
+    ///
+    /// #[derive(AvroSchema, serde::Deserialize, Default)]
+    /// struct Row<'a> {
+    ///     name: &'a str,  // borrowed from the block
+    ///     tags: Vec<i64>, // its allocation kept from record to record
+    /// }
+    ///
+    /// let mut w = WriterBuilder::new(&Row::schema()).build(Vec::new())?;
+    /// let plan = CodecPlan::<Row>::new()?;
+    /// for n in 0..4 {
+    ///     w.append_codec(&Row { name: "r", tags: (0..n).collect() }, &plan)?;
+    /// }
+    /// let file = w.into_inner()?;
+    ///
+    /// let mut r = Reader::from_slice(&file)?;
+    /// let plan = CodecPlan::<Row<'static>>::reading(r.schema())?;
+    /// let mut total = 0;
+    /// while let Some(block) = r.next_block()? {
+    ///     let mut rows = block.codec_into(&plan);
+    ///     let mut row = Row::default();
+    ///     while let Some(read) = rows.next_into(&mut row) {
+    ///         read?;
+    ///         total += row.tags.len();
+    ///     }
+    /// }
+    /// assert_eq!(total, 6);
+    /// # }
+    /// # Ok::<(), avrokit::Error>(())
+    /// ```
+    pub fn codec_into<'p, T>(&self, plan: &'p CodecPlan<T>) -> BlockRecordsInto<'b, 'p, T>
+    where
+        T: AvroDecode<'b> + serde::Deserialize<'b>,
+    {
+        let error = self.check_writer(plan.writer());
+        BlockRecordsInto {
+            records: self.records((), error),
+            plan,
+        }
+    }
+
     /// The block's records as [`Value`]s, read as the reader reads them (its reader schema or
     /// datum reader). In [`par_blocks`](super::Reader::par_blocks) there is
     /// no reader: use [`records_with`](Self::records_with) with the reading you want.
@@ -271,16 +326,14 @@ impl<'b, F> BlockRecords<'b, F> {
     pub fn remaining(&self) -> u64 {
         self.cur.left
     }
-}
 
-impl<'b, T, F> Iterator for BlockRecords<'b, F>
-where
-    F: FnMut(&mut Decoder<'b>) -> Result<T>,
-{
-    type Item = Result<T>;
-
+    /// Reads the next record with `read` (given the decoder at it and the iterator's function),
+    /// checking it as every record is checked; `None` after the last record or an error.
     #[inline]
-    fn next(&mut self) -> Option<Result<T>> {
+    fn step<T>(
+        &mut self,
+        read: impl FnOnce(&mut Decoder<'b>, &mut F) -> Result<T>,
+    ) -> Option<Result<T>> {
         if let Some(e) = self.error.take() {
             self.cur.left = 0;
             return Some(Err(e));
@@ -295,7 +348,7 @@ where
         let mut dec = Decoder::from_slice(&data[self.cur.pos..]).with_limits(self.limits);
         // The result is returned as it came (not taken apart and rebuilt), so that a large `T`
         // is written once, in place, rather than copied out of it and back.
-        let v = (self.f)(&mut dec);
+        let v = read(&mut dec, &mut self.f);
         if let Err(e) = v {
             let e = record_error(e, &self.cur, self.in_file);
             self.cur.left = 0;
@@ -312,6 +365,49 @@ where
             )));
         }
         Some(v)
+    }
+}
+
+/// The records of one [`Block`] read over one value, made by [`Block::codec_into`].
+///
+/// After the first error (a malformed record, or records that do not use exactly the block's
+/// bytes) [`next_into`](Self::next_into) returns `None`.
+pub struct BlockRecordsInto<'b, 'p, T> {
+    records: BlockRecords<'b, ()>,
+    plan: &'p CodecPlan<T>,
+}
+
+impl<'b, T> BlockRecordsInto<'b, '_, T>
+where
+    T: AvroDecode<'b> + serde::Deserialize<'b>,
+{
+    /// Reads the next record over `value`; `None` after the last record, with `value`
+    /// untouched.
+    ///
+    /// # Errors
+    /// A malformed record, with its record index and offset, as
+    /// [`BlockRecords`] gives it; `value` then holds a valid value, partly overwritten.
+    #[inline]
+    pub fn next_into(&mut self, value: &mut T) -> Option<Result<()>> {
+        let plan = self.plan;
+        self.records.step(|dec, _| plan.decode_into(value, dec))
+    }
+
+    /// Records not read yet.
+    pub fn remaining(&self) -> u64 {
+        self.records.remaining()
+    }
+}
+
+impl<'b, T, F> Iterator for BlockRecords<'b, F>
+where
+    F: FnMut(&mut Decoder<'b>) -> Result<T>,
+{
+    type Item = Result<T>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Result<T>> {
+        self.step(|dec, f| f(dec))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {

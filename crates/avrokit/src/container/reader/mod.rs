@@ -24,7 +24,7 @@ use std::fmt;
 use std::io::Read;
 
 use self::ahead::{Next, Prefetch};
-pub use self::block::{Block, BlockRecords};
+pub use self::block::{Block, BlockRecords, BlockRecordsInto};
 pub use self::builder::ReaderBuilder;
 pub use self::cache::SchemaCache;
 pub(crate) use self::cache::{codec_of, schema_and_min_size, schema_of};
