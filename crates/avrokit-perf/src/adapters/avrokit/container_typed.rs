@@ -1,15 +1,15 @@
-//! avrokit's container files through generated codecs, for the container and AVRO-3451 tests:
-//! the `codec` row (`append_codec` / `next_codec`, a new record each time), `codec (borrowed)`
-//! (read only: `Reader::next_block` and `Block::codec_iter` over a type whose strings and bytes
-//! borrow from the decompressed block), `codec (borrowed, reused)` (read only: `Block::codec_into`,
-//! the same type read over one record per block), `codec (reused)` (read only: `next_codec_into`, one
-//! record overwritten by each), `codec (threads: N)` (read only: `par_codec_iter`,
-//! blocks decoded on N threads, in file order), `codec batches (threads: N)` (read only:
-//! `par_codec_batches`, each block decoded on any of N threads over an earlier block's records,
-//! lent out whole) and the `codec only` limit row (read only:
-//! every block decompressed into one reused buffer, nothing decoded: what a compressed read is
-//! held to). The `codec` and `codec (borrowed)` rows prepare their files either way a
-//! [`Prep`] says: per file, or through a header template and a seeded schema cache.
+//! avrokit's container files through generated codecs, for the container and AVRO-3451 tests: the
+//! `codec` row (`append_codec` / `next_codec`, a new record each time), `codec (borrowed)` (read
+//! only: `Reader::next_block` and `Block::codec_iter` over a type whose strings and bytes borrow
+//! from the decompressed block), `codec (borrowed, reused)` (read only: `Block::codec_into`, the
+//! same type read over one record per block), `codec (reused)` (read only: `next_codec_into`, one
+//! record overwritten by each), `codec (threads: N)` (read only: `par_codec_iter`, blocks decoded
+//! on N threads, in file order), `codec batches (threads: N)` (read only: `par_codec_batches`, each
+//! block decoded on any of N threads over an earlier block's records, lent out whole) and the
+//! `codec only` limit row (read only: every block decompressed into one reused buffer, nothing
+//! decoded: what a compressed read is held to). The `codec` and `codec (borrowed)` rows prepare
+//! their files either way a [`Prep`] says: per file, or through a header template and a seeded
+//! schema cache.
 //!
 //! Rows on worker threads are named `(threads: N)`; the report never counts them in the
 //! `vs peers` ratio, the peers being single-threaded.

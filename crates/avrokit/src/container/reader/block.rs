@@ -194,11 +194,12 @@ impl<'b> Block<'b> {
 
     /// The block's records read one after another over one `T` through `plan`: the lending
     /// form of [`codec_iter`](Self::codec_iter), for a loop that looks at each record and
-    /// moves on. Each record reuses the vectors, maps and nested values that the one before
-    /// left in `T` (as [`Reader::next_codec_into`](super::Reader::next_codec_into) does), and
-    /// its strings and bytes borrow from the block where `T`'s fields borrow, so a record
-    /// of borrowed strings and small collections is read without allocating. The plan is the
-    /// one [`codec_iter`](Self::codec_iter) takes.
+    /// moves on. Each record is read over what the one before left in `T` (as
+    /// [`Reader::next_codec_into`](super::Reader::next_codec_into) does), and its strings and
+    /// bytes borrow from the block where `T`'s fields borrow. So a record of borrowed strings,
+    /// vectors and `HashMap`s is read without allocating once they have grown: those keep
+    /// their capacity. A `BTreeMap` is cleared and refilled, which frees and allocates its
+    /// nodes. The plan is the one [`codec_iter`](Self::codec_iter) takes.
     ///
     /// # Examples
     /// ```
