@@ -30,6 +30,10 @@ struct Bodies {
     types: Vec<Type>,
     /// For an enum written as a union: its branch methods.
     union: Option<UnionBodies>,
+    /// `decode` and `decode_resolved` are `#[inline(always)]`: bodies so small that a call
+    /// costs more than they do (an enum of unit variants: a varint and a range check), which
+    /// LLVM's `#[inline]` heuristics still left out of line in a record's decode.
+    always_inline: bool,
 }
 
 /// The branch methods of a union type (see `AvroDecode::BRANCHES`): bodies reading and
@@ -76,6 +80,7 @@ pub(crate) fn codec_impls(input: &DeriveInput, c: &ContainerAttrs) -> Tokens {
             zero_size: quote!(false),
             types: Vec::new(),
             union: None,
+            always_inline: false,
         }
     });
     emit(input, bodies, has_codec)
@@ -525,6 +530,7 @@ fn record_bodies(shape: &Fields, fields: &[Field]) -> Bodies {
         zero_size: zero_size(fields),
         types: written_types(fields),
         union: None,
+        always_inline: false,
     }
 }
 
@@ -564,6 +570,7 @@ fn newtype_bodies(shape: &Fields, fields: Vec<Field>) -> Result<Bodies, String> 
         zero_size: w.zero_size(&inner.ty),
         types: vec![inner.ty.clone()],
         union: None,
+        always_inline: false,
     })
 }
 
@@ -631,6 +638,7 @@ fn unit_enum_bodies(variants: &[(&syn::Variant, bool)]) -> Bodies {
         zero_size: quote!(false),
         types: Vec::new(),
         union: None,
+        always_inline: true,
     }
 }
 
@@ -714,6 +722,7 @@ fn union_bodies(variants: &[(&syn::Variant, bool)]) -> Result<Bodies, String> {
                 i => ::core::result::Result::Err(#p::no_variant(i)),
             }),
         }),
+        always_inline: false,
     })
 }
 
@@ -749,7 +758,13 @@ fn emit(input: &DeriveInput, b: Bodies, has_codec: bool) -> Tokens {
         zero_size,
         types,
         union,
+        always_inline,
     } = b;
+    let inline = if always_inline {
+        quote!(#[inline(always)])
+    } else {
+        quote!(#[inline])
+    };
     let dec_trait = quote!(::avrokit::AvroDecode<'__de>);
     let flag = |name: Tokens| {
         if has_codec {
@@ -846,7 +861,7 @@ fn emit(input: &DeriveInput, b: Bodies, has_codec: bool) -> Tokens {
             const HAS_CODEC: bool = #has;
             const RESOLVES: bool = #resolves;
 
-            #[inline]
+            #inline
             #[allow(unused_variables)]
             fn decode<__S: #p::Source<'__de>>(
                 dec: &mut #p::Decoder<'__de, __S>,
@@ -854,7 +869,7 @@ fn emit(input: &DeriveInput, b: Bodies, has_codec: bool) -> Tokens {
                 #decode
             }
 
-            #[inline]
+            #inline
             #[allow(unused_variables, unused_mut, unreachable_code)]
             fn decode_resolved<__S: #p::Source<'__de>>(
                 dec: &mut #p::Decoder<'__de, __S>,
