@@ -420,14 +420,9 @@ fn enums_read_as_strings_on_request() {
     }
 }
 
-/// The zigzag varint of `v`.
+/// Appends the encoding of the long `v`.
 fn long(v: i64, out: &mut Vec<u8>) {
-    let mut u = ((v << 1) ^ (v >> 63)) as u64;
-    while u >= 0x80 {
-        out.push(u as u8 | 0x80);
-        u >>= 7;
-    }
-    out.push(u as u8);
+    avrokit::Encoder::new(out).write_long(v).unwrap();
 }
 
 /// Arrays of every number type, strings and bytes, each in two blocks (a count, then a
@@ -517,4 +512,13 @@ fn arrays_of_numbers_and_text_in_several_blocks() {
         batch.schema().field(6).data_type(),
         batch.schema().field(1).data_type()
     );
+    // Every array of one row empty but the strings, whose one item is cut short: the error
+    // names the item's place.
+    let mut dec = ReaderBuilder::new().build_decoder(&writer).unwrap();
+    let mut datum = vec![0, 0, 0, 0];
+    long(1, &mut datum);
+    long(10, &mut datum);
+    datum.extend_from_slice(b"abc");
+    let e = dec.decode(&datum).unwrap_err().to_string();
+    assert!(e.contains("f4") && e.contains("[]"), "{e}");
 }
