@@ -446,9 +446,10 @@ fn arrays_of_numbers_and_text_in_several_blocks() {
     let mut reader_types = types;
     reader_types[6] = "long";
     let reader = Schema::parse_str(&fields(&reader_types)).unwrap();
-    // Item k of row r, as its encoding.
+    // The number behind item k of row r (every other one negative), and its encoding.
+    let value = |r: i64, k: i64| (r * 1000 + k) * if k % 2 == 0 { 1 } else { -37 };
     let item = |t: &str, r: i64, k: i64, out: &mut Vec<u8>| {
-        let v = (r * 1000 + k) * if k % 2 == 0 { 1 } else { -37 };
+        let v = value(r, k);
         match t {
             "int" | "long" => long(v, out),
             "float" => out.extend_from_slice(&(v as f32 * 0.5).to_le_bytes()),
@@ -487,7 +488,7 @@ fn arrays_of_numbers_and_text_in_several_blocks() {
     let want = |c: usize, r: i64| -> String {
         let items: Vec<String> = (0..r + 2)
             .map(|k| {
-                let v = (r * 1000 + k) * if k % 2 == 0 { 1 } else { -37 };
+                let v = value(r, k);
                 match c {
                     0 | 1 | 6 => v.to_string(),
                     2 => format!("{:?}", v as f32 * 0.5),
