@@ -233,6 +233,79 @@ fn round_trip_every_codec_and_input_path() {
     }
 }
 
+/// The complete blocks' records in the bytes a writer has put in its sink so far.
+fn records_in_sink(bytes: &[u8]) -> u64 {
+    let mut r = Reader::from_slice(bytes).unwrap();
+    let mut n = 0;
+    while let Some(b) = r.next_raw_block().unwrap() {
+        n += b.count();
+    }
+    n
+}
+
+#[test]
+fn blocks_compressed_on_threads_make_the_single_threaded_file() {
+    let schema = rich_schema();
+    let values = rich_values(600, 11);
+    let other = write_file(
+        &schema,
+        &rich_values(40, 12),
+        WriterBuilder::new(&schema)
+            .with_codec(compressing())
+            .with_block_size(300),
+    );
+    for codec in all_codecs() {
+        // Appends in three ways, flushes halfway, copies another file's blocks in between
+        // (they must land after the blocks still being compressed), and checks as it goes
+        // that every record is either pending or in a complete block in the sink.
+        let write = |threads: usize| {
+            let mut w = WriterBuilder::new(&schema)
+                .with_codec(codec)
+                .with_block_size(700)
+                .with_sync_marker([9; 16])
+                .with_threads(threads)
+                .build(Vec::new())
+                .unwrap();
+            let mut appended = 0;
+            for (i, v) in values.iter().enumerate() {
+                match i % 3 {
+                    0 => w.append(v).unwrap(),
+                    1 => w
+                        .append_encoded(&avrokit::to_datum_vec(v, &schema).unwrap())
+                        .unwrap(),
+                    _ => w
+                        .append_with(|enc| avrokit::value::write_value(enc, v, &schema))
+                        .unwrap(),
+                }
+                appended += 1;
+                if i == 300 {
+                    w.flush().unwrap();
+                    assert_eq!(w.pending_records(), 0, "{codec}, {threads} threads");
+                }
+                if i == 450 && codec.same_format(&compressing()) {
+                    appended += w
+                        .append_blocks_from(&mut Reader::from_slice(&other).unwrap())
+                        .unwrap();
+                }
+                assert_eq!(
+                    w.pending_records() + records_in_sink(w.get_ref()),
+                    appended,
+                    "{codec}, {threads} threads, record {i}"
+                );
+            }
+            w.finish().unwrap()
+        };
+        let one = write(1);
+        assert!(block_counts(&one).len() > 20, "{codec}");
+        for threads in [2, 5] {
+            assert_eq!(write(threads), one, "{codec}, {threads} threads");
+        }
+        let back = read_slice(&one);
+        assert_eq!(back[..451], values[..451], "{codec}");
+        assert_eq!(back[back.len() - 149..], values[451..], "{codec}");
+    }
+}
+
 #[test]
 fn empty_files() {
     let schema = rich_schema();

@@ -85,6 +85,7 @@ mod split_seek;
 #[cfg(test)]
 mod tests;
 mod typed;
+mod write_pool;
 mod writer;
 
 pub use codec::{Codec, Compressor};
