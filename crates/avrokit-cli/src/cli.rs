@@ -138,6 +138,15 @@ pub struct CodecArgs {
     pub level: Option<i32>,
 }
 
+/// `--threads` of the commands that write compressed files.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct WriteThreads {
+    /// Threads compressing the blocks (default: the number of CPUs, at most 8). The file is the
+    /// same, byte for byte, whatever the number.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..).map(usize::from))]
+    pub threads: Option<usize>,
+}
+
 /// `fromjson`
 #[derive(Debug, Args)]
 pub struct FromjsonArgs {
@@ -146,6 +155,8 @@ pub struct FromjsonArgs {
     pub schema: PathBuf,
     #[command(flatten)]
     pub codec: CodecArgs,
+    #[command(flatten)]
+    pub threads: WriteThreads,
     /// Size of a block's encoded records before compression.
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..=1 << 30))]
     pub block_size: Option<u64>,
@@ -176,6 +187,8 @@ pub struct CatArgs {
     pub limit: Option<u64>,
     #[command(flatten)]
     pub codec: CodecArgs,
+    #[command(flatten)]
+    pub threads: WriteThreads,
     /// Input files, then the output file (`-`: stdin for one input, stdout for the output).
     #[arg(required = true, num_args = 2.., value_name = "FILES")]
     pub files: Vec<PathBuf>,
@@ -198,6 +211,8 @@ pub struct RecodecArgs {
     /// Compression level (see `fromjson --level`).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub level: Option<i32>,
+    #[command(flatten)]
+    pub threads: WriteThreads,
     /// The container file (`-`: stdin).
     pub input: PathBuf,
     /// The container file to write (`-`: stdout).
@@ -219,6 +234,8 @@ pub struct RandomArgs {
     pub seed: Option<u64>,
     #[command(flatten)]
     pub codec: CodecArgs,
+    #[command(flatten)]
+    pub threads: WriteThreads,
     /// The container file to write (`-`: stdout).
     pub output: PathBuf,
 }

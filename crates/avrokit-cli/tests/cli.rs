@@ -447,6 +447,66 @@ fn random_is_deterministic_with_a_seed() {
 }
 
 #[test]
+fn writing_commands_compress_on_threads_to_the_same_file() {
+    let dir = scratch("write-threads");
+    let schema = data("every-type.avsc");
+    for codec in CODECS.iter().filter(|c| **c != "null") {
+        let file = |threads: &str| {
+            let out = dir.join(format!("t{threads}.avro"));
+            ok(&[
+                "random",
+                "--schema",
+                p(&schema),
+                "--count",
+                "3000",
+                "--seed",
+                "7",
+                "--codec",
+                codec,
+                "--threads",
+                threads,
+                p(&out),
+            ]);
+            fs::read(out).unwrap()
+        };
+        let one = file("1");
+        assert_eq!(file("3"), one, "{codec}: random --threads 3");
+        // Blocks from records re-encoded by `cat` and `recodec`, on threads, read back the same.
+        let src = dir.join("t1.avro");
+        let (cat, recodec) = (dir.join("cat.avro"), dir.join("recodec.avro"));
+        ok(&["cat", "--codec", codec, "--threads", "2", p(&src), p(&cat)]);
+        ok(&[
+            "recodec",
+            "--codec",
+            codec,
+            "--threads",
+            "2",
+            p(&src),
+            p(&recodec),
+        ]);
+        let json = ok(&["tojson", p(&src)]);
+        assert_eq!(json.lines().count(), 3000);
+        assert_eq!(ok(&["tojson", p(&cat)]), json, "{codec}: cat --threads 2");
+        assert_eq!(
+            ok(&["tojson", p(&recodec)]),
+            json,
+            "{codec}: recodec --threads 2"
+        );
+    }
+    let bad = run(&[
+        "random",
+        "--schema",
+        p(&schema),
+        "--count",
+        "1",
+        "--threads",
+        "0",
+        "-",
+    ]);
+    assert!(!bad.status.success(), "--threads 0 is refused");
+}
+
+#[test]
 fn split_read_yields_every_record_once() {
     let dir = scratch("split");
     let (schema, jsonl) = events(&dir);

@@ -8,7 +8,7 @@ use avrokit::json::from_json_str;
 use avrokit::value::read_value;
 use avrokit::Schema;
 
-use super::{codec_from_args, open_reader, AnyReader};
+use super::{codec_from_args, open_reader, threads_or_default, AnyReader};
 use crate::cli::{CatArgs, CodecArgs, ConcatArgs, FromjsonArgs, RandomArgs, RecodecArgs};
 use crate::error::{CliError, CliResult, Context};
 use crate::io::{
@@ -37,17 +37,19 @@ fn user_metadata<R: Read>(reader: &Reader<'_, R>) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-/// Starts a container file at `output`.
+/// Starts a container file at `output`, its blocks compressed on `threads` threads.
 fn create_writer(
     output: &Path,
     schema: &Schema,
-    codec: Codec,
+    (codec, threads): (Codec, usize),
     metadata: Vec<(String, Vec<u8>)>,
     tune: impl FnOnce(WriterBuilder) -> WriterBuilder,
 ) -> CliResult<(Writer<Output>, String)> {
     let out = Output::create(output)?;
     let out_name = out.name.clone();
-    let mut builder = WriterBuilder::new(schema).with_codec(codec);
+    let mut builder = WriterBuilder::new(schema)
+        .with_codec(codec)
+        .with_threads(threads);
     for (k, v) in metadata {
         builder = builder.with_metadata(k, v);
     }
@@ -69,17 +71,16 @@ pub fn fromjson(a: &FromjsonArgs) -> CliResult<()> {
     let Input { reader, name } = open_input(&a.input, &progress)?;
     let mut lines = BufReader::with_capacity(64 * 1024, reader);
     let block_size = a.block_size;
-    let (mut writer, out_name) =
-        create_writer(
-            &a.output,
-            &schema,
-            codec,
-            Vec::new(),
-            |b| match block_size {
-                Some(n) => b.with_block_size(usize::try_from(n).unwrap_or(usize::MAX)),
-                None => b,
-            },
-        )?;
+    let (mut writer, out_name) = create_writer(
+        &a.output,
+        &schema,
+        (codec, threads_or_default(a.threads.threads)),
+        Vec::new(),
+        |b| match block_size {
+            Some(n) => b.with_block_size(usize::try_from(n).unwrap_or(usize::MAX)),
+            None => b,
+        },
+    )?;
     let mut line = String::new();
     let mut lineno: u64 = 0;
     loop {
@@ -190,8 +191,14 @@ pub fn cat(a: &CatArgs) -> CliResult<()> {
     let (first, first_name) = open_reader(&inputs[0], ReaderBuilder::new(), &progress)?;
     let schema = first.schema().clone();
     let codec = codec.unwrap_or(first.codec());
-    let (mut writer, out_name) =
-        create_writer(output, &schema, codec, user_metadata(&first), |b| b)?;
+    let threads = threads_or_default(a.threads.threads);
+    let (mut writer, out_name) = create_writer(
+        output,
+        &schema,
+        (codec, threads),
+        user_metadata(&first),
+        |b| b,
+    )?;
     let mut skip = a.offset;
     let mut left = a.limit.unwrap_or(u64::MAX);
     let mut first = Some(first);
@@ -222,7 +229,8 @@ pub fn concat(a: &ConcatArgs) -> CliResult<()> {
     let (first, first_name) = open_reader(&inputs[0], ReaderBuilder::new(), &progress)?;
     let schema = first.schema().clone();
     let (mut writer, out_name) =
-        create_writer(output, &schema, first.codec(), user_metadata(&first), |b| b)?;
+        // Blocks are copied, not compressed: no threads.
+        create_writer(output, &schema, (first.codec(), 1), user_metadata(&first), |b| b)?;
     let mut first = Some(first);
     for path in inputs {
         let (mut reader, name) = match first.take() {
@@ -252,8 +260,14 @@ pub fn recodec(a: &RecodecArgs) -> CliResult<()> {
     let progress = Progress::bytes(input_len(&a.input));
     let (mut reader, name) = open_reader(&a.input, ReaderBuilder::new(), &progress)?;
     let schema = reader.schema().clone();
-    let (mut writer, out_name) =
-        create_writer(&a.output, &schema, codec, user_metadata(&reader), |b| b)?;
+    let threads = threads_or_default(a.threads.threads);
+    let (mut writer, out_name) = create_writer(
+        &a.output,
+        &schema,
+        (codec, threads),
+        user_metadata(&reader),
+        |b| b,
+    )?;
     copy_records(&mut reader, &name, &mut writer, &out_name, 0, u64::MAX)?;
     finish_writer(writer, &out_name)
 }
@@ -266,9 +280,11 @@ pub fn random(a: &RandomArgs) -> CliResult<()> {
     let seed = a.seed.unwrap_or_else(clock_seed);
     let mut generator = Generator::new(&schema, seed);
     let sync = generator.sync_marker();
-    let (mut writer, out_name) = create_writer(&a.output, &schema, codec, Vec::new(), |b| {
-        b.with_sync_marker(sync)
-    })?;
+    let threads = threads_or_default(a.threads.threads);
+    let (mut writer, out_name) =
+        create_writer(&a.output, &schema, (codec, threads), Vec::new(), |b| {
+            b.with_sync_marker(sync)
+        })?;
     let progress = Progress::records(a.count);
     for i in 0..a.count {
         let value = generator
