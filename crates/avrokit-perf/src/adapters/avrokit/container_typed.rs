@@ -178,14 +178,14 @@ impl<T: AvroSchema + AvroDecode<'static>> Opener<T> {
     }
 }
 
-/// The `codec (threads: N)` read row: `par_codec_iter` on `threads` threads.
+/// The `codec (threads: N)` rows: written with the blocks compressed on `threads` threads
+/// (`WriterBuilder::with_threads`), read with `par_codec_iter` on `threads` threads.
 pub fn threads_row<T>(file: &ContainerFile, items: Rc<Vec<T>>, count: usize, threads: usize) -> Impl
 where
     T: AvroSchema + AvroEncode + AvroDecodeOwned + DeserializeOwned + Send + 'static,
 {
-    read_only(
-        format!("codec (threads: {threads})"),
-        write_codec(file, items, Prep::PerFile),
+    Impl::new(Library::Avrokit, format!("codec (threads: {threads})")).own_input(
+        write_codec_on(file, items, Prep::PerFile, threads),
         reader(move |input| {
             let mut r = Reader::from_slice(input)?;
             let mut n = 0;
@@ -283,6 +283,19 @@ fn write_codec<T>(file: &ContainerFile, items: Rc<Vec<T>>, prep: Prep) -> Side<W
 where
     T: AvroSchema + AvroEncode + AvroDecodeOwned + 'static,
 {
+    write_codec_on(file, items, prep, 1)
+}
+
+/// As [`write_codec`], the blocks compressed on `threads` threads (`with_threads`).
+fn write_codec_on<T>(
+    file: &ContainerFile,
+    items: Rc<Vec<T>>,
+    prep: Prep,
+    threads: usize,
+) -> Side<WriteFn>
+where
+    T: AvroSchema + AvroEncode + AvroDecodeOwned + 'static,
+{
     let schema = match parse(file.schema) {
         Ok(s) => s,
         Err(e) => return Side::NotApplicable(e),
@@ -297,7 +310,9 @@ where
     let (codec, marker) = (codec(file.codec), file.marker);
     match prep {
         Prep::PerFile => writer(move |out| {
-            let mut w = builder(&schema, codec, marker).build(out)?;
+            let mut w = builder(&schema, codec, marker)
+                .with_threads(threads)
+                .build(out)?;
             for r in items.iter() {
                 w.append_codec(r, &plan)?;
             }
@@ -305,7 +320,10 @@ where
             Ok(())
         }),
         Prep::Prepared => {
-            let template = match builder(&schema, codec, marker).template() {
+            let template = match builder(&schema, codec, marker)
+                .with_threads(threads)
+                .template()
+            {
                 Ok(t) => t,
                 Err(e) => return Side::NotApplicable(e.to_string()),
             };
