@@ -403,6 +403,40 @@ fn write_failing(
     }
 }
 
+/// The sink limits to try on `full`: all of them when `exhaustive`, else every `step`-th and
+/// those around the block boundaries (to keep the slow codecs quick).
+fn limits(full: &[u8], exhaustive: bool, step: usize) -> Vec<usize> {
+    let bounds = boundaries(full);
+    (0..=full.len())
+        .filter(|&n| {
+            exhaustive
+                || n % step == 0
+                || bounds.iter().any(|&(end, _)| (n as u64).abs_diff(end) <= 1)
+        })
+        .collect()
+}
+
+/// Writes `full`'s records on `threads` threads into a sink failing at `limit`, and checks
+/// that a loss was reported exactly when there was one, and what the sink holds.
+fn check_failing_write(codec: Codec, threads: usize, full: &[u8], limit: usize, failure: Failure) {
+    let ctx = format!("{codec}, {threads} threads, {failure:?}, limit {limit}");
+    let (failed, sink) = write_failing(codec, threads, full, limit, failure, false);
+    let written = sink.written();
+    if failure == Failure::Flush {
+        // Every byte got through, but the flush that should have made them durable failed:
+        // that must be reported.
+        assert_eq!(failed, limit <= full.len(), "{ctx}");
+    } else {
+        assert_eq!(
+            failed,
+            limit < full.len(),
+            "{ctx}: Ok although bytes were lost"
+        );
+        assert_eq!(written.len(), limit.min(full.len()), "{ctx}");
+    }
+    assert_prefix_reads_back(&written, full, &ctx);
+}
+
 #[test]
 fn a_container_writer_over_a_failing_sink_reports_it_and_loses_no_complete_block() {
     for codec in codecs() {
@@ -415,33 +449,10 @@ fn a_container_writer_over_a_failing_sink_reports_it_and_loses_no_complete_block
         } else {
             &FAILURES[..1]
         };
-        let bounds = boundaries(&full);
         let exhaustive = matches!(codec, Codec::Null | Codec::Snappy | Codec::Deflate { .. });
-        let limits: Vec<usize> = (0..=full.len())
-            .filter(|&n| {
-                exhaustive
-                    || n % 5 == 0
-                    || bounds.iter().any(|&(end, _)| (n as u64).abs_diff(end) <= 1)
-            })
-            .collect();
         for &failure in failures {
-            for &limit in &limits {
-                let ctx = format!("{codec}, {failure:?}, limit {limit}");
-                let (failed, sink) = write_failing(codec, 1, &full, limit, failure, false);
-                let written = sink.written();
-                if failure == Failure::Flush {
-                    // Every byte got through, but the flush that should have made them durable
-                    // failed: that must be reported.
-                    assert_eq!(failed, limit <= full.len(), "{ctx}");
-                } else {
-                    assert_eq!(
-                        failed,
-                        limit < full.len(),
-                        "{ctx}: Ok although bytes were lost"
-                    );
-                    assert_eq!(written.len(), limit.min(full.len()), "{ctx}");
-                }
-                assert_prefix_reads_back(&written, &full, &ctx);
+            for limit in limits(&full, exhaustive, 5) {
+                check_failing_write(codec, 1, &full, limit, failure);
             }
         }
     }
@@ -453,35 +464,11 @@ fn a_writer_compressing_on_threads_over_a_failing_sink_loses_no_complete_block()
     // sink holds a prefix of the single-threaded file, and every loss is reported.
     for codec in codecs().into_iter().filter(|c| *c != Codec::Null) {
         let full = full_file(codec);
-        // Every offset for snappy and deflate; around the block boundaries and at every
-        // seventh offset for the slow codecs.
-        let bounds = boundaries(&full);
         let exhaustive = matches!(codec, Codec::Snappy | Codec::Deflate { .. });
-        let limits: Vec<usize> = (0..=full.len())
-            .filter(|&n| {
-                exhaustive
-                    || n % 7 == 0
-                    || bounds.iter().any(|&(end, _)| (n as u64).abs_diff(end) <= 1)
-            })
-            .collect();
         for threads in [2, 3] {
-            for &limit in &limits {
+            for limit in limits(&full, exhaustive, 7) {
                 for failure in [Failure::Error(io::ErrorKind::StorageFull), Failure::Flush] {
-                    let ctx = format!("{codec}, {threads} threads, {failure:?}, limit {limit}");
-                    let (failed, sink) =
-                        write_failing(codec, threads, &full, limit, failure, false);
-                    let written = sink.written();
-                    if failure == Failure::Flush {
-                        assert_eq!(failed, limit <= full.len(), "{ctx}");
-                    } else {
-                        assert_eq!(
-                            failed,
-                            limit < full.len(),
-                            "{ctx}: Ok although bytes were lost"
-                        );
-                        assert_eq!(written.len(), limit.min(full.len()), "{ctx}");
-                    }
-                    assert_prefix_reads_back(&written, &full, &ctx);
+                    check_failing_write(codec, threads, &full, limit, failure);
                 }
             }
         }
