@@ -160,6 +160,19 @@ fn round_trip_every_codec_matches_the_blocking_writer_and_reader() {
             w.finish().await.unwrap()
         });
         assert_eq!(file, expected, "{codec:?}: the async writer's bytes");
+        // Blocks compressed on threads reach the sink later, but the file is the same.
+        let threaded = rt.block_on(async {
+            let mut w = builder(codec, 37)
+                .with_threads(3)
+                .build_async(Vec::new())
+                .await
+                .unwrap();
+            for i in 0..500 {
+                w.append(&record(i)).await.unwrap();
+            }
+            w.finish().await.unwrap()
+        });
+        assert_eq!(threaded, expected, "{codec:?}: compressed on 3 threads");
 
         let want = blocking_outcome(&file);
         assert_eq!(want.0.len(), 500);
