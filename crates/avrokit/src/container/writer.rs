@@ -118,8 +118,9 @@ impl WriterBuilder {
     /// threads.
     ///
     /// The file is byte for byte the one a single-threaded writer makes: the blocks end at
-    /// the same records, and come out in order. At most two blocks per thread are held in
-    /// memory besides the one being filled. Blocks reach the sink once compressed, so a full
+    /// the same records, and come out in order. At most two blocks per thread are in flight,
+    /// and their buffers (encoded and compressed) are kept for reuse: memory stays within a
+    /// few block sizes per thread. Blocks reach the sink once compressed, so a full
     /// block may be written by a later `append` call than alone; [`flush`](Writer::flush)
     /// and [`finish`](Writer::finish) wait for every block. A block that fails to compress
     /// poisons the writer (alone, its records would stay pending instead): the blocks before
