@@ -8,6 +8,7 @@
 //! [`BLOCKS_PER_THREAD`] blocks per worker are in flight, which bounds the memory held.
 
 use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -131,7 +132,7 @@ impl Pool {
     /// Hands a full block (`prefix` reserved bytes, then `count` encoded records) to a worker.
     ///
     /// # Errors
-    /// When the workers are gone (a worker thread panicked).
+    /// When the workers are gone.
     pub(super) fn submit(&mut self, block: Vec<u8>, count: u64) -> Result<()> {
         let frame = self.buffer();
         let job = Job {
@@ -199,12 +200,20 @@ fn work(codec: Codec, prefix: usize, jobs: &Mutex<Receiver<Job>>, done: &Sender<
             Ok(job) => job,
             Err(_) => return,
         };
+        // The frame comes from `Pool::buffer`, already cut to its reserved prefix.
         let mut frame = job.frame;
-        frame.clear();
-        frame.resize(prefix, 0);
-        let frame = compressor
-            .compress(&job.block[prefix..], &mut frame)
-            .map(|()| frame);
+        // A compressor that panics fails its block, which poisons the writer: otherwise the
+        // writer would wait for that block forever while the other workers live on.
+        let compressed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            compressor.compress(&job.block[prefix..], &mut frame)
+        }));
+        let frame = match compressed {
+            Ok(r) => r.map(|()| frame),
+            Err(_) => {
+                compressor = Compressor::unchecked(codec);
+                Err(Error::new(ErrorKind::Container, "the compressor panicked"))
+            }
+        };
         let d = Done {
             seq: job.seq,
             count: job.count,
@@ -221,6 +230,6 @@ fn work(codec: Codec, prefix: usize, jobs: &Mutex<Receiver<Job>>, done: &Sender<
 fn gone() -> Error {
     Error::new(
         ErrorKind::Container,
-        "the compression threads stopped (one panicked); blocks in flight are lost",
+        "the compression threads stopped; blocks in flight are lost",
     )
 }
