@@ -256,9 +256,10 @@ fn blocks_compressed_on_threads_make_the_single_threaded_file() {
     );
     for codec in all_codecs() {
         // Appends in three ways, flushes halfway, copies another file's blocks in between
-        // (they must land after the blocks still being compressed), and checks as it goes
-        // that every record is either pending or in a complete block in the sink.
-        let write = |threads: usize| {
+        // (they must land after the blocks still being compressed), changes the threads at
+        // record 200 when `then` says so, and checks as it goes that every record is either
+        // pending or in a complete block in the sink.
+        let write = |threads: usize, then: Option<usize>| {
             let mut w = WriterBuilder::new(&schema)
                 .with_codec(codec)
                 .with_block_size(700)
@@ -278,6 +279,12 @@ fn blocks_compressed_on_threads_make_the_single_threaded_file() {
                         .unwrap(),
                 }
                 appended += 1;
+                if let (200, Some(n)) = (i, then) {
+                    let pending = w.pending_records();
+                    w.set_threads(n).unwrap();
+                    // The blocks in flight are in the sink; the block being filled is not.
+                    assert!(w.pending_records() <= pending, "{codec}, {threads} -> {n}");
+                }
                 if i == 300 {
                     w.flush().unwrap();
                     assert_eq!(w.pending_records(), 0, "{codec}, {threads} threads");
@@ -295,10 +302,14 @@ fn blocks_compressed_on_threads_make_the_single_threaded_file() {
             }
             w.finish().unwrap()
         };
-        let one = write(1);
+        let one = write(1, None);
         assert!(block_counts(&one).len() > 20, "{codec}");
         for threads in [2, 5] {
-            assert_eq!(write(threads), one, "{codec}, {threads} threads");
+            assert_eq!(write(threads, None), one, "{codec}, {threads} threads");
+        }
+        for (threads, then) in [(1, 3), (4, 1), (2, 2)] {
+            let file = write(threads, Some(then));
+            assert_eq!(file, one, "{codec}, {threads} then {then} threads");
         }
         let back = read_slice(&one);
         assert_eq!(back[..451], values[..451], "{codec}");

@@ -489,6 +489,40 @@ impl<W: Write> Writer<W> {
         self.count + self.pool.as_ref().map_or(0, Pool::records)
     }
 
+    /// Compresses the blocks from the next full one on with `n` threads, as
+    /// [`WriterBuilder::with_threads`] does (1: on the caller's thread). The blocks being
+    /// compressed are written first. For a writer whose options are chosen after it is built
+    /// (a wrapper that writes the header before it knows them, say).
+    ///
+    /// # Examples
+    /// ```
+    /// use avrokit::container::{Codec, Reader, WriterBuilder};
+    /// use avrokit::{Schema, Value};
+    /// let schema = Schema::parse_str(r#""long""#)?;
+    /// let mut w = WriterBuilder::new(&schema)
+    ///     .with_codec(Codec::Deflate { level: 6 })
+    ///     .with_block_records(100)
+    ///     .build(Vec::new())?;
+    /// w.set_threads(3)?;
+    /// for n in 0..1000 {
+    ///     w.append(&Value::Long(n))?;
+    /// }
+    /// let file = w.finish()?;
+    /// assert_eq!(Reader::from_slice(&file)?.count(), 1000);
+    /// # Ok::<(), avrokit::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Writing the blocks in flight failed (the writer is then poisoned), or a thread could
+    /// not be started.
+    pub fn set_threads(&mut self, n: usize) -> Result<()> {
+        self.write_compressed(true)?;
+        // Dropping the old pool ends its threads; the block being filled stays.
+        self.pool = None;
+        self.pool = start_pool(self.codec, n)?;
+        Ok(())
+    }
+
     /// True after a sink error: nothing more can be written.
     pub fn is_poisoned(&self) -> bool {
         self.poisoned
