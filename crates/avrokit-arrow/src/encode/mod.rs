@@ -4,7 +4,6 @@
 //! table, with arrow-cast: `Int8` to `Int32`, `LargeUtf8` to `Utf8`...), then each row is
 //! encoded by a tree of column encoders built once per batch over the typed buffers.
 
-mod parallel;
 mod schema;
 
 use std::io::Write;
@@ -769,8 +768,6 @@ pub struct Writer<W: Write> {
     buf: Vec<u8>,
     /// Where each record of `buf` ends.
     ends: Vec<usize>,
-    /// Blocks compressed on several threads ([`Writer::with_threads`]).
-    parallel: Option<parallel::Blocks>,
     /// The threads that encode a batch, the caller's included.
     threads: usize,
     /// The last batch encoded on threads, in chunks, not yet appended: the next call appends
@@ -823,35 +820,34 @@ impl<W: Write> Writer<W> {
             inner: Some(inner),
             buf: Vec::new(),
             ends: Vec::new(),
-            parallel: None,
             threads: 1,
             pending: Vec::new(),
             spare: Vec::new(),
         })
     }
 
-    /// Encodes each batch and compresses the blocks on `threads` threads (1: all on the
-    /// caller's, as by default; the caller's thread is one of them).
+    /// Encodes each batch on `threads` threads (1: all on the caller's, as by default; the
+    /// caller's thread is one of them), and compresses the blocks on `threads` more, those of
+    /// the core writer's [`set_threads`](avrokit::container::Writer::set_threads) (none for
+    /// the `null` codec).
     ///
     /// A batch's rows are cut into chunks that the threads take in turn (as many threads as
-    /// the batch has 1024 rows for, at most `threads`). The caller's thread first appends the previous batch, so a batch reaches
-    /// the sink during the next call to [`write`](Self::write) or in
-    /// [`finish`](Self::finish), and a failing sink may be reported one call later.
+    /// the batch has 1024 rows for, at most `threads`). The caller's thread first appends the
+    /// previous batch, so a batch reaches the sink during the next call to
+    /// [`write`](Self::write) or in [`finish`](Self::finish), and a failing sink may be
+    /// reported one call later.
     ///
     /// The file is the same, byte for byte, as one written on one thread with the same sync
     /// marker: the same blocks (64 KiB of encoded records each), in the same order. A value
     /// that does not fit still writes nothing of its batch.
     ///
     /// # Errors
-    /// The codec's header cannot be rendered (it was checked when the writer was built).
+    /// Writing the blocks being compressed failed, or a compression thread could not be
+    /// started.
     pub fn with_threads(mut self, threads: usize) -> Result<Writer<W>> {
         self.threads = threads.max(1);
-        let inner = self.inner();
-        self.parallel = if threads > 1 && inner.codec() != Codec::Null {
-            Some(parallel::Blocks::new(inner, threads)?)
-        } else {
-            None
-        };
+        let threads = self.threads;
+        self.inner_mut().set_threads(threads)?;
         Ok(self)
     }
 
@@ -876,10 +872,7 @@ impl<W: Write> Writer<W> {
         self.encoder
             .encode_into(batch, &mut self.buf, &mut self.ends)?;
         let inner = self.inner.as_mut().expect("present until finish");
-        match &mut self.parallel {
-            Some(p) => p.append(&self.buf, &self.ends, inner),
-            None => Ok(inner.append_encoded_many(&self.buf, &self.ends)?),
-        }
+        Ok(inner.append_encoded_many(&self.buf, &self.ends)?)
     }
 
     /// Encodes `batch` in chunks taken in turn by `threads` threads (the caller's included),
@@ -920,10 +913,9 @@ impl<W: Write> Writer<W> {
         };
         let pending = std::mem::take(&mut self.pending);
         let inner = self.inner.as_mut().expect("present until finish");
-        let parallel = &mut self.parallel;
         let appended = std::thread::scope(|s| {
             let helpers: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
-            let appended = append_all(&pending, inner, parallel);
+            let appended = append_all(&pending, inner);
             if appended.is_err() {
                 failed.store(true, Ordering::Relaxed);
             }
@@ -965,22 +957,13 @@ impl<W: Write> Writer<W> {
         }
         let pending = std::mem::take(&mut self.pending);
         let inner = self.inner.as_mut().expect("present until finish");
-        let r = append_all(&pending, inner, &mut self.parallel);
+        let r = append_all(&pending, inner);
         self.spare = pending;
         r
     }
 
-    /// Appends the pending batch and the blocks waiting to be compressed.
-    fn write_held(&mut self) -> Result<()> {
-        self.append_pending()?;
-        if let Some(p) = &mut self.parallel {
-            p.finish(self.inner.as_mut().expect("present until finish"))?;
-        }
-        Ok(())
-    }
-
-    fn inner(&self) -> &avrokit::container::Writer<W> {
-        self.inner.as_ref().expect("present until finish")
+    fn inner_mut(&mut self) -> &mut avrokit::container::Writer<W> {
+        self.inner.as_mut().expect("present until finish")
     }
 
     /// Writes the last block and flushes; returns the sink.
@@ -988,7 +971,7 @@ impl<W: Write> Writer<W> {
     /// # Errors
     /// A failing sink.
     pub fn finish(mut self) -> Result<W> {
-        self.write_held()?;
+        self.append_pending()?;
         let inner = self.inner.take().expect("present until finish");
         Ok(inner.into_inner()?)
     }
@@ -999,23 +982,18 @@ impl<W: Write> Drop for Writer<W> {
     /// writer then writes its last block as it drops.
     fn drop(&mut self) {
         if self.inner.is_some() {
-            let _ = self.write_held();
+            let _ = self.append_pending();
         }
     }
 }
 
-/// Appends encoded chunks, in order, to `inner` (through `parallel` when blocks are
-/// compressed on threads).
+/// Appends encoded chunks, in order, to `inner`.
 fn append_all<W: Write>(
     chunks: &[Encoded],
     inner: &mut avrokit::container::Writer<W>,
-    parallel: &mut Option<parallel::Blocks>,
 ) -> Result<()> {
     for (buf, ends) in chunks {
-        match parallel {
-            Some(p) => p.append(buf, ends, inner)?,
-            None => inner.append_encoded_many(buf, ends)?,
-        }
+        inner.append_encoded_many(buf, ends)?;
     }
     Ok(())
 }
