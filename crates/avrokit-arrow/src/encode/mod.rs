@@ -623,6 +623,67 @@ impl Enc<'_> {
         true
     }
 
+    /// Encodes the items `rows` of an array: numbers and strings in a loop of their own (the
+    /// item's kind matched once an array, not once an item), anything else item by item.
+    #[inline(never)]
+    fn encode_items(&self, rows: std::ops::Range<usize>, out: &mut Vec<u8>) -> Result<()> {
+        match self {
+            Enc::I64(v) => v[rows].iter().for_each(|&x| put_long(out, x)),
+            Enc::I32(v) => v[rows].iter().for_each(|&x| put_long(out, x as i64)),
+            Enc::F64(v) => v[rows]
+                .iter()
+                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+            Enc::F32(v) => v[rows]
+                .iter()
+                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+            Enc::Bin(o, v) => {
+                for j in rows {
+                    put_bin(out, v, o[j] as usize, o[j + 1] as usize);
+                }
+            }
+            item => {
+                for j in rows {
+                    item.encode(j, out)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Encodes the entries `rows` of a map whose keys are `keys` (offsets and bytes) and whose
+    /// values are `self`'s, as [`encode_items`](Self::encode_items) does an array's.
+    #[inline(never)]
+    fn encode_entries(
+        &self,
+        (ko, kv): (&[i32], &[u8]),
+        rows: std::ops::Range<usize>,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let key =
+            |out: &mut Vec<u8>, j: usize| put_bin(out, kv, ko[j] as usize, ko[j + 1] as usize);
+        match self {
+            Enc::I64(v) => rows.for_each(|j| {
+                key(out, j);
+                put_long(out, v[j]);
+            }),
+            Enc::I32(v) => rows.for_each(|j| {
+                key(out, j);
+                put_long(out, v[j] as i64);
+            }),
+            Enc::Bin(o, v) => rows.for_each(|j| {
+                key(out, j);
+                put_bin(out, v, o[j] as usize, o[j + 1] as usize);
+            }),
+            value => {
+                for j in rows {
+                    key(out, j);
+                    value.encode(j, out)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     #[inline(never)]
     fn encode_any(&self, i: usize, out: &mut Vec<u8>) -> Result<()> {
         match self {
@@ -684,9 +745,7 @@ impl Enc<'_> {
                 let (a, b) = (o[i] as usize, o[i + 1] as usize);
                 if b > a {
                     put_long(out, (b - a) as i64);
-                    for j in a..b {
-                        item.encode(j, out).map_err(|e| e.in_field("[]"))?;
-                    }
+                    item.encode_items(a..b, out).map_err(|e| e.in_field("[]"))?;
                 }
                 out.push(0);
             }
@@ -694,10 +753,9 @@ impl Enc<'_> {
                 let (a, b) = (o[i] as usize, o[i + 1] as usize);
                 if b > a {
                     put_long(out, (b - a) as i64);
-                    for j in a..b {
-                        put_bin(out, kv, ko[j] as usize, ko[j + 1] as usize);
-                        values.encode(j, out).map_err(|e| e.in_field("{}"))?;
-                    }
+                    values
+                        .encode_entries((ko, kv), a..b, out)
+                        .map_err(|e| e.in_field("{}"))?;
                 }
                 out.push(0);
             }
