@@ -181,13 +181,9 @@ impl Pool {
     }
 
     /// Hands a full block (`prefix` reserved bytes, then `count` encoded records) to a worker.
-    ///
-    /// # Errors
-    /// When the workers are gone.
-    pub(super) fn submit(&mut self, block: Vec<u8>, count: u64) -> Result<()> {
-        if self.workers.iter().all(JoinHandle::is_finished) {
-            return Err(gone());
-        }
+    /// Workers that are gone are reported by [`take`](Self::take): their result channel
+    /// closes.
+    pub(super) fn submit(&mut self, block: Vec<u8>, count: u64) {
         let frame = self.buffer();
         self.jobs.push(Job {
             seq: self.sent,
@@ -197,7 +193,6 @@ impl Pool {
         });
         self.sent += 1;
         self.records += count;
-        Ok(())
     }
 
     /// The next block in file order: waits for it when `wait` (and a block is in flight);

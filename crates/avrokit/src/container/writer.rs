@@ -885,13 +885,10 @@ impl<W: Write> Writer<W> {
         if let Some(pool) = &mut self.pool {
             // The next block goes into a spare buffer while a worker compresses this one.
             let fresh = pool.buffer();
-            let r = pool.submit(std::mem::replace(&mut self.block, fresh), count);
+            // Workers that are gone are found when their blocks are taken back, which
+            // poisons the writer.
+            pool.submit(std::mem::replace(&mut self.block, fresh), count);
             self.count = 0;
-            if r.is_err() {
-                // The block is gone with the threads: nothing may follow it.
-                self.poisoned = true;
-            }
-            r?;
             return self.write_compressed(false);
         }
         let sink = self.sink.as_mut().expect("sink present");
