@@ -380,6 +380,35 @@ fn a_block_size_that_its_items_do_not_fill_is_an_error() {
     assert_eq!(e.offset(), Some(0), "{e}");
 }
 
+/// A block of floats or doubles that claims more items than the bytes left hold is an
+/// error (the values are taken as one run, checked before anything is copied), and the
+/// decoder goes on with the next datum.
+#[test]
+fn a_block_of_floats_longer_than_the_data_is_an_error() {
+    for (t, size) in [("float", 4usize), ("double", 8)] {
+        let schema = Schema::parse_str(&format!(
+            r#"{{"type":"record","name":"R","fields":[{{"name":"v","type":{{"type":"array","items":"{t}"}}}}]}}"#
+        ))
+        .unwrap();
+        // Three items claimed; the data holds two and a half (more bytes than items, so the
+        // count alone passes).
+        let mut datum = Vec::new();
+        long(3, &mut datum);
+        datum.extend(std::iter::repeat_n(0x3f, size * 5 / 2));
+        let mut dec = ReaderBuilder::new().build_decoder(&schema).unwrap();
+        let e = dec.decode(&datum).unwrap_err();
+        assert!(e.to_string().contains("end of"), "{t}: {e}");
+        let mut good = Vec::new();
+        long(2, &mut good);
+        good.extend_from_slice(&vec![0; size * 2]);
+        long(0, &mut good);
+        dec.decode(&good).unwrap();
+        let batch = dec.flush().unwrap();
+        assert_eq!(batch.num_rows(), 1, "{t}");
+        assert_eq!(show(batch.column(0)), ["[0.0, 0.0]"], "{t}");
+    }
+}
+
 #[test]
 fn enums_read_as_strings_on_request() {
     let schema = Schema::parse_str(

@@ -715,8 +715,24 @@ fn read_items(child: &mut Col, item: &Src, n: u64, cur: &mut Cursor, cx: &Cx) ->
     match (item, &mut child.kind) {
         (Src::Long, Kind::I64(v)) => (0..n).try_for_each(|_| cur.long().map(|x| v.push(x))),
         (Src::Int, Kind::I32(v)) => (0..n).try_for_each(|_| cur.int().map(|x| v.push(x))),
-        (Src::Double, Kind::F64(v)) => (0..n).try_for_each(|_| cur.double().map(|x| v.push(x))),
-        (Src::Float, Kind::F32(v)) => (0..n).try_for_each(|_| cur.float().map(|x| v.push(x))),
+        // Floats and doubles take a fixed size: the block's values are one slice of the input,
+        // converted in one loop with no bounds check per item.
+        (Src::Double, Kind::F64(v)) => {
+            let b = cur.take(fixed_run(n, 8, cur)?)?;
+            v.extend(
+                b.chunks_exact(8)
+                    .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])),
+            );
+            Ok(())
+        }
+        (Src::Float, Kind::F32(v)) => {
+            let b = cur.take(fixed_run(n, 4, cur)?)?;
+            v.extend(
+                b.chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])),
+            );
+            Ok(())
+        }
         (Src::Str | Src::Bytes, Kind::Bin { offsets, values }) => (0..n).try_for_each(|_| {
             cur.bytes_into(values)?;
             offsets.push(i32::try_from(values.len()).map_err(|_| too_big())?);
@@ -724,6 +740,15 @@ fn read_items(child: &mut Col, item: &Src, n: u64, cur: &mut Cursor, cx: &Cx) ->
         }),
         _ => (0..n).try_for_each(|_| read(child, item, cur, cx)),
     }
+}
+
+/// The bytes of `n` values of `size` bytes each, when the input holds them.
+#[inline(always)]
+fn fixed_run(n: u64, size: u64, cur: &Cursor) -> Result<usize> {
+    n.checked_mul(size)
+        .and_then(|b| usize::try_from(b).ok())
+        .filter(|&b| b <= cur.remaining())
+        .ok_or_else(|| cur.eof())
 }
 
 /// Reads one record into a struct column.

@@ -15,7 +15,7 @@ use arrow_array::types::{
     Decimal128Type, Decimal256Type, Float32Type, Float64Type, Int32Type, IntervalMonthDayNanoType,
 };
 use arrow_array::{Array, ArrayRef, RecordBatch};
-use arrow_buffer::{i256, IntervalMonthDayNano, NullBuffer};
+use arrow_buffer::{i256, ArrowNativeType, IntervalMonthDayNano, NullBuffer, ToByteSlice};
 use arrow_schema::{DataType, Field, Fields, SchemaRef};
 use avrokit::container::Codec;
 use avrokit::io::Sink;
@@ -499,6 +499,19 @@ fn put_bin(out: &mut Vec<u8>, values: &[u8], start: usize, end: usize) {
     }
 }
 
+/// Floats or doubles, little-endian as Avro writes them: on a little-endian machine that is
+/// their memory, so the whole run is one copy.
+#[inline(always)]
+fn put_floats<T: ArrowNativeType>(out: &mut Vec<u8>, v: &[T]) {
+    if cfg!(target_endian = "little") {
+        out.extend_from_slice(v.to_byte_slice());
+    } else {
+        for x in v {
+            out.extend(x.to_byte_slice().iter().rev());
+        }
+    }
+}
+
 /// The shortest big-endian two's complement form of `be` (at least one byte).
 fn minimal(be: &[u8]) -> &[u8] {
     let mut b = be;
@@ -630,12 +643,8 @@ impl Enc<'_> {
         match self {
             Enc::I64(v) => v[rows].iter().for_each(|&x| put_long(out, x)),
             Enc::I32(v) => v[rows].iter().for_each(|&x| put_long(out, x as i64)),
-            Enc::F64(v) => v[rows]
-                .iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-            Enc::F32(v) => v[rows]
-                .iter()
-                .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+            Enc::F64(v) => put_floats(out, &v[rows]),
+            Enc::F32(v) => put_floats(out, &v[rows]),
             Enc::Bin(o, v) => {
                 for j in rows {
                     put_bin(out, v, o[j] as usize, o[j + 1] as usize);
