@@ -15,3 +15,4 @@ pub mod record;
 pub mod reflect;
 pub mod specific;
 pub mod strings;
+pub mod vectors;

@@ -593,12 +593,12 @@ fn arrow_rows_run_under_quick() {
     let registry = registry();
     let opts = parse("-arrow --quick --threads 3");
     assert_eq!(opts.threads, 3);
-    assert_eq!(opts.tests.len(), 9);
+    assert_eq!(opts.tests.len(), 12);
     let (mut out, mut notes) = (Vec::new(), Vec::new());
     let rows = crate::run_tests(&opts, &registry, &mut out, &mut notes).unwrap();
     let mut tests: Vec<&str> = rows.iter().map(|r| r.test.as_str()).collect();
     tests.dedup();
-    assert_eq!(tests.len(), 9 + 3, "{tests:?}");
+    assert_eq!(tests.len(), 12 + 4, "{tests:?}");
     for test in tests {
         let group: Vec<_> = rows.iter().filter(|r| r.test == test).collect();
         let apis: Vec<String> = group
@@ -650,7 +650,7 @@ fn arrow_rows_run_under_quick() {
         summary.contains("summary, -arrow against issue #19: decode >= 2x arrow-avro on 1 thread "),
         "{summary}"
     );
-    assert!(summary.contains("of 9, on 3 threads "), "{summary}");
+    assert!(summary.contains("of 12, on 3 threads "), "{summary}");
 }
 
 /// The `-arrow` summary lines: per test, one thread and N threads over arrow-avro (and N over
