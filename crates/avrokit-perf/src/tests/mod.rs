@@ -487,7 +487,8 @@ fn resolution_reads_give_the_reader_shape() {
 }
 
 /// The closing summary counts each test once, best row against best row; the typed line only
-/// compares serde (or codec) rows with the peers' serde rows, and the `Value` line avrokit's
+/// compares serde (or codec) rows with the peers' serde rows, the serde line serde rows alone,
+/// and the `Value` line avrokit's
 /// new-value rows (not the reused ones) with the peers' serde rows, at 1x.
 #[test]
 fn summary_counts_best_against_best() {
@@ -509,9 +510,11 @@ fn summary_counts_best_against_best() {
         }),
     };
     let rows = vec![
-        // A: avrokit's Value row is 4x the best peer; its serde row 1.5x the peer's serde row.
+        // A: avrokit's Value row is 4x the best peer; its serde row 1.5x the peer's serde row,
+        // its codec row 2x.
         row("ARead", Library::Avrokit, "Value", 1.0),
         row("ARead", Library::Avrokit, "serde", 2.0),
+        row("ARead", Library::Avrokit, "codec", 1.5),
         row("ARead", Library::ApacheAvro, "Value", 4.0),
         row("ARead", Library::SerdeAvroFast, "serde", 3.0),
         // B: 0.5x, and no peer serde row, so not in the typed line.
@@ -526,16 +529,21 @@ fn summary_counts_best_against_best() {
     ];
     let s = crate::report::summary(&rows).expect("a summary");
     let lines: Vec<&str> = s.lines().collect();
-    assert_eq!(lines.len(), 3, "{s}");
+    assert_eq!(lines.len(), 4, "{s}");
     assert!(lines[0].contains("2 of 3 tests at >= 2x"), "{s}");
     assert!(lines[0].contains("lowest 0.50x (BWrite)"), "{s}");
-    assert!(lines[1].contains("0 of 1 tests at >= 2x"), "{s}");
-    assert!(lines[1].contains("lowest 1.50x (ARead)"), "{s}");
+    // The typed line takes A's codec row (2x); the serde line only its serde row (1.5x).
+    assert!(lines[1].starts_with("summary, typed: "), "{s}");
+    assert!(lines[1].contains("1 of 1 tests at >= 2x"), "{s}");
+    assert!(lines[1].contains("lowest 2.00x (ARead)"), "{s}");
+    assert!(lines[2].starts_with("summary, serde: "), "{s}");
+    assert!(lines[2].contains("0 of 1 tests at >= 2x"), "{s}");
+    assert!(lines[2].contains("lowest 1.50x (ARead)"), "{s}");
     // A's Value row is 3x the peer's serde row; D's new-value row 0.5x.
-    assert!(lines[2].starts_with("summary, Value: "), "{s}");
-    assert!(lines[2].contains("1 of 2 tests at >= 1x"), "{s}");
-    assert!(lines[2].contains("lowest 0.50x (DRead)"), "{s}");
-    assert!(crate::report::summary(&rows[9..]).is_none());
+    assert!(lines[3].starts_with("summary, Value: "), "{s}");
+    assert!(lines[3].contains("1 of 2 tests at >= 1x"), "{s}");
+    assert!(lines[3].contains("lowest 0.50x (DRead)"), "{s}");
+    assert!(crate::report::summary(&rows[10..]).is_none());
 }
 
 /// Every typed test has a runnable generated-codec row: the derived types' schemas are the
@@ -782,6 +790,10 @@ fn realistic_rows_run_and_enter_the_summary() {
     );
     assert!(
         lines[1].starts_with("summary, typed: ") && lines[1].contains(" of 4 tests"),
+        "{s}"
+    );
+    assert!(
+        lines[2].starts_with("summary, serde: ") && lines[2].contains(" of 4 tests"),
         "{s}"
     );
 }
