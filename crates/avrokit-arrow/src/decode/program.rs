@@ -742,12 +742,12 @@ fn read_items(child: &mut Col, item: &Src, n: u64, cur: &mut Cursor, cx: &Cx) ->
     }
 }
 
-/// The bytes of `n` values of `size` bytes each, when the input holds them.
+/// The bytes of `n` values of `size` bytes each; a count too large for an address is more
+/// than the input holds. `Cursor::take` checks the result against what is left.
 #[inline(always)]
 fn fixed_run(n: u64, size: u64, cur: &Cursor) -> Result<usize> {
     n.checked_mul(size)
         .and_then(|b| usize::try_from(b).ok())
-        .filter(|&b| b <= cur.remaining())
         .ok_or_else(|| cur.eof())
 }
 

@@ -32,7 +32,8 @@ pub struct Doc {
     pub tags: Vec<String>,
 }
 
-fn letters(rng: &mut JavaRandom, max: i32) -> String {
+/// `0..=max` lowercase letters.
+pub(crate) fn letters(rng: &mut JavaRandom, max: i32) -> String {
     let len = rng.next_int_bounded(max + 1);
     (0..len)
         .map(|_| char::from(b'a' + rng.next_int_bounded(26) as u8))

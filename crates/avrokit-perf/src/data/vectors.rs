@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::strings::letters;
 use crate::reference::{self, RefDatum, RefDecoder};
 use crate::rng::JavaRandom;
 
@@ -38,10 +39,7 @@ pub fn generate(n: usize) -> Vec<Row> {
     (0..n)
         .map(|_| {
             let id = rng.next_long();
-            let len = rng.next_int_bounded(13);
-            let label = (0..len)
-                .map(|_| char::from(b'a' + rng.next_int_bounded(26) as u8))
-                .collect();
+            let label = letters(&mut rng, 12);
             let embedding = (0..DIMENSIONS)
                 .map(|_| rng.next_float() * 2.0 - 1.0)
                 .collect();

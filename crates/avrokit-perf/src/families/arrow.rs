@@ -51,6 +51,8 @@ struct Set {
     /// The one column of the projection tests: a field in the middle of the record, so that
     /// fields are skipped on both sides of it.
     column: &'static str,
+    /// Records per COUNT.
+    per_count: usize,
 }
 
 const SETS: [Set; 4] = [
@@ -58,21 +60,25 @@ const SETS: [Set; 4] = [
         name: "Mixed",
         schema: container::SCHEMA,
         column: "s",
+        per_count: 4,
     },
     Set {
         name: "Big",
         schema: avro3451::BIG_SCHEMA,
         column: "phone",
+        per_count: 4,
     },
     Set {
         name: "Strings",
         schema: strings::SCHEMA,
         column: "author",
+        per_count: 1,
     },
     Set {
         name: "Vectors",
         schema: vectors::SCHEMA,
         column: "embedding",
+        per_count: 1,
     },
 ];
 
@@ -142,10 +148,7 @@ pub fn specs() -> Vec<Spec> {
 
 /// Records per cycle of data set `set` (an index into the data sets).
 fn records(ctx: &Ctx, set: usize) -> usize {
-    let full = match SETS[set].name {
-        "Strings" | "Vectors" => ctx.count,
-        _ => ctx.count * 4,
-    };
+    let full = ctx.count * SETS[set].per_count;
     if ctx.quick {
         (full / 1000).max(1)
     } else {
